@@ -1,0 +1,162 @@
+/**
+ * Options of the groups client, their defaults and their validation.
+ *
+ * @module
+ */
+import type { Dispatcher } from 'undici'
+import { InvalidOptionError } from './errors.js'
+import { VERSION } from './version.js'
+
+/** Default whole-call deadline of one upstream call, in ms. */
+export const DEFAULT_TIMEOUT = 5000
+/** Longest accepted `timeout`, in ms (ten minutes). */
+export const MAX_TIMEOUT = 600_000
+/** Default `maxResponseBytes` (1 MiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1 << 20
+/** Largest accepted `maxResponseBytes` (64 MiB). */
+export const MAX_MAX_RESPONSE_BYTES = 64 << 20
+/** Default `User-Agent` header of every upstream call. */
+export const DEFAULT_USER_AGENT = `voot-guard/${VERSION}`
+
+/**
+ * Options of {@link createGroupsClient}.
+ *
+ * @example
+ * ```ts
+ * const options: GroupsClientOptions = {
+ *   baseUrl: 'https://groups-api.dataporten.no/groups',
+ *   timeout: 3000,
+ * }
+ * ```
+ */
+export interface GroupsClientOptions {
+  /**
+   * The service's `{base_url}`, WITH its `/groups` prefix, such as
+   * `https://groups-api.dataporten.no/groups`. `http:` or `https:` only; no query,
+   * fragment or credentials. A trailing slash is tolerated.
+   */
+  baseUrl: string
+  /** Deadline of one whole call (connect, headers and body), in ms. Integer 1..600000; default 5000. */
+  timeout?: number | undefined
+  /** Largest accepted response body, in bytes. Integer 1..(64 << 20); default 1 MiB (`1 << 20`). */
+  maxResponseBytes?: number | undefined
+  /**
+   * The undici dispatcher for every call (a proxy agent, a `MockAgent` in tests). Default:
+   * a keep-alive undici `Pool` for the base URL's origin (at most 64 connections), created
+   * by the client and closed by {@link GroupsClient.close}. A dispatcher given here is never
+   * closed by the client.
+   */
+  dispatcher?: Dispatcher | undefined
+  /** The `User-Agent` header; default `voot-guard/<version>`. Visible ASCII and spaces, at most 256 characters. */
+  userAgent?: string | undefined
+}
+
+/**
+ * {@link GroupsClientOptions} after validation, with defaults filled in.
+ *
+ * @example
+ * ```ts
+ * const { origin, basePath } = resolveGroupsClientOptions({ baseUrl: 'https://x.example/groups/' })
+ * // origin 'https://x.example', basePath '/groups'
+ * ```
+ */
+export interface ResolvedGroupsClientOptions {
+  /** The normalised base URL: origin and base path, without a trailing slash. */
+  readonly baseUrl: string
+  /** Scheme, host and port of the base URL. */
+  readonly origin: string
+  /** Path of the base URL without a trailing slash (`''` for the root). */
+  readonly basePath: string
+  readonly timeout: number
+  readonly maxResponseBytes: number
+  /** The caller's dispatcher, or `undefined` when the client should create its own. */
+  readonly dispatcher: Dispatcher | undefined
+  readonly userAgent: string
+}
+
+// Printable ASCII only: anything else in a header value is an injection or encoding risk.
+const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/
+const MAX_USER_AGENT_LENGTH = 256
+
+/**
+ * Validates {@link GroupsClientOptions} and fills in the defaults. Throws
+ * {@link InvalidOptionError} naming the first invalid option.
+ *
+ * @example
+ * ```ts
+ * resolveGroupsClientOptions({ baseUrl: 'ftp://x' }) // throws InvalidOptionError: options.baseUrl: ...
+ * ```
+ */
+export function resolveGroupsClientOptions(options: GroupsClientOptions): ResolvedGroupsClientOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError('baseUrl', 'the options object with a baseUrl is required')
+  }
+  const { origin, basePath } = parseBaseUrl(options.baseUrl)
+  return {
+    baseUrl: origin + basePath,
+    origin,
+    basePath,
+    timeout: integerOption('timeout', options.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT),
+    maxResponseBytes: integerOption(
+      'maxResponseBytes',
+      options.maxResponseBytes,
+      DEFAULT_MAX_RESPONSE_BYTES,
+      1,
+      MAX_MAX_RESPONSE_BYTES,
+    ),
+    dispatcher: dispatcherOption(options.dispatcher),
+    userAgent: userAgentOption(options.userAgent),
+  }
+}
+
+function parseBaseUrl(value: unknown): { origin: string; basePath: string } {
+  // The value is never echoed: a rejected URL may carry credentials.
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InvalidOptionError('baseUrl', 'must be a non-empty string')
+  }
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    throw new InvalidOptionError('baseUrl', 'must be an absolute http: or https: URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidOptionError('baseUrl', 'must use http: or https:')
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new InvalidOptionError('baseUrl', 'must not contain credentials')
+  }
+  // `new URL('https://x/groups?')` has an empty `search`, so the raw text is checked too.
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
+    throw new InvalidOptionError('baseUrl', 'must not contain a query or a fragment')
+  }
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') }
+}
+
+function integerOption(name: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidOptionError(name, `must be an integer from ${min} to ${max}`)
+  }
+  return value
+}
+
+function dispatcherOption(value: unknown): Dispatcher | undefined {
+  if (value === undefined) return undefined
+  // Duck-typed: a dispatcher from another copy of undici fails `instanceof` but works.
+  if (typeof value !== 'object' || value === null || typeof (value as Dispatcher).dispatch !== 'function') {
+    throw new InvalidOptionError('dispatcher', 'must be an undici Dispatcher (an object with a dispatch method)')
+  }
+  return value as Dispatcher
+}
+
+function userAgentOption(value: unknown): string {
+  if (value === undefined) return DEFAULT_USER_AGENT
+  if (typeof value !== 'string' || value.length > MAX_USER_AGENT_LENGTH || !HEADER_VALUE.test(value)) {
+    throw new InvalidOptionError(
+      'userAgent',
+      `must be 1 to ${MAX_USER_AGENT_LENGTH} visible ASCII characters (spaces allowed inside)`,
+    )
+  }
+  return value
+}
