@@ -1,0 +1,134 @@
+/**
+ * Express adapter (Express 4 and 5): route guards over the framework-agnostic core.
+ *
+ * @example
+ * ```ts
+ * import express from 'express'
+ * import { createGuard } from 'voot-guard/express'
+ *
+ * const guard = createGuard({ baseUrl: 'https://groups-api.example.org/groups', realm: 'my-app' })
+ * const app = express()
+ * app.get('/staff', guard.requireGroup('fc:org:example.org', 'admin'), (req, res) => {
+ *   res.json({ allowed: req.voot?.decision.allowed })
+ * })
+ * ```
+ *
+ * @module
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import {
+  AUTHENTICATED,
+  createGuardCore,
+  type Credentials,
+  type GuardOptions,
+  type MembershipResolver,
+  type Requirement,
+  type VootContext,
+  InvalidOptionError,
+} from '../../src/index.js'
+
+declare global {
+  // Declaration merging is how Express types request extensions.
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by a voot-guard guard once it allowed the request. */
+      voot?: VootContext
+    }
+  }
+}
+
+/**
+ * Options of the Express {@link createGuard}: the core's options plus where the token
+ * comes from.
+ *
+ * @example
+ * ```ts
+ * const guard = createGuard({ baseUrl, getToken: (req) => req.session?.accessToken })
+ * ```
+ */
+export interface ExpressGuardOptions extends GuardOptions {
+  /** Finds the token elsewhere than the `Authorization` header (return `undefined` for none). */
+  getToken?: (req: Request) => string | undefined
+}
+
+/**
+ * The guards of one configuration; each factory returns an Express middleware.
+ *
+ * @example
+ * ```ts
+ * app.use('/admin', guard.requireGroup('fc:adhoc:1234', 'admin'))
+ * ```
+ */
+export interface ExpressGuard {
+  /** The resolver behind the guards (for `invalidate`, `stats`, direct checks). */
+  readonly resolver: MembershipResolver
+  /** Active membership of `groupId` with at least `role`. */
+  requireGroup(groupId: string, role?: string): RequestHandler
+  /** Active membership of at least one of `groupIds` with at least `role`. */
+  requireAnyGroup(groupIds: readonly string[], role?: string): RequestHandler
+  /** Active membership of every one of `groupIds` with at least `role`. */
+  requireAllGroups(groupIds: readonly string[], role?: string): RequestHandler
+  /** Any requirement built with `group`, `anyOf`, `allOf`, `groupOfType`, `where`. */
+  require(requirement: Requirement): RequestHandler
+  /** A valid personal token with the groups scope, nothing more. */
+  authenticate(): RequestHandler
+}
+
+/**
+ * Creates the Express guards. Options are validated here; each guard's arguments are
+ * validated when the route is declared.
+ *
+ * @example
+ * ```ts
+ * const guard = createGuard({ baseUrl: 'https://groups-api.example.org/groups' })
+ * app.get('/teachers', guard.requireAnyGroup(['fc:gogroup:a', 'fc:gogroup:b'], 'admin'), handler)
+ * ```
+ */
+export function createGuard(options: ExpressGuardOptions): ExpressGuard {
+  const { getToken, ...coreOptions } = options
+  if (getToken !== undefined && typeof getToken !== 'function') {
+    throw new InvalidOptionError('getToken', 'must be a function')
+  }
+  const core = createGuardCore(coreOptions)
+
+  function credentialsOf(req: Request): Credentials {
+    return getToken === undefined ? { authorization: req.headers.authorization } : { token: getToken(req) }
+  }
+
+  function middleware(requirement: Requirement): RequestHandler {
+    // Express 4 ignores returned promises, so every outcome is settled here explicitly.
+    return (req: Request, res: Response, next: NextFunction): void => {
+      let credentials: Credentials
+      try {
+        credentials = credentialsOf(req)
+      } catch (error) {
+        next(error)
+        return
+      }
+      core.authorize(credentials, requirement).then(
+        (context) => {
+          req.voot = context
+          next()
+        },
+        (error: unknown) => {
+          const answer = core.delegateErrors || res.headersSent ? undefined : core.answer(error)
+          if (answer === undefined) {
+            next(error)
+            return
+          }
+          res.status(answer.status).set(answer.headers).send(JSON.stringify(answer.body))
+        },
+      )
+    }
+  }
+
+  return {
+    resolver: core.resolver,
+    requireGroup: (groupId, role) => middleware(core.groupRequirement(groupId, role)),
+    requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role)),
+    requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role)),
+    require: (requirement) => middleware(core.prepare(requirement)),
+    authenticate: () => middleware(AUTHENTICATED),
+  }
+}

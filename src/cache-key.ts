@@ -1,0 +1,71 @@
+/**
+ * Cache keys derived from a token without ever storing the token.
+ *
+ * A key is `<digest> NUL <kind> [NUL <group id>]`. The digest is SHA-256 over a random
+ * per-resolver salt and the token: a heap dump of the cache cannot be used to confirm a
+ * guessed token, and two resolvers never share keys. NUL cannot occur in a digest
+ * (base64url) nor in a group id (control characters are refused), so keys are unambiguous.
+ *
+ * @module
+ */
+import { hash, randomBytes } from 'node:crypto'
+
+const SEPARATOR = '\u0000'
+
+/** What a cache entry holds, per token. */
+export type CacheKeyKind =
+  /** `me/groups` (active memberships). */
+  | 'groups'
+  /** `me/groups?showAll=true`. */
+  | 'groupsAll'
+  /** `me/groups/{groupid}`. */
+  | 'membership'
+  /** The token was refused with 401. */
+  | 'invalid'
+
+const KIND_TAG: Readonly<Record<CacheKeyKind, string>> = {
+  groups: 'g',
+  groupsAll: 'G',
+  membership: 'm',
+  invalid: 'x',
+}
+
+/**
+ * Turns tokens into salted SHA-256 digests and digests into cache keys.
+ *
+ * @example
+ * ```ts
+ * const keys = createCacheKeys()
+ * const digest = keys.digest(token)
+ * cache.get(keys.key(digest, 'membership', 'fc:org:example.org'))
+ * ```
+ */
+export interface CacheKeys {
+  /** The salted digest of a token (base64url, 43 characters). */
+  digest(token: string): string
+  /** The cache key of one answer for one token digest. */
+  key(digest: string, kind: CacheKeyKind, groupId?: string): string
+  /** The prefix every key of one token digest starts with. */
+  prefix(digest: string): string
+}
+
+/**
+ * Creates a {@link CacheKeys} with a fresh random salt.
+ *
+ * @example
+ * ```ts
+ * const keys = createCacheKeys()
+ * keys.key(keys.digest('opaque-token'), 'groups')
+ * ```
+ */
+export function createCacheKeys(): CacheKeys {
+  const salt = randomBytes(16).toString('base64url')
+  return {
+    digest: (token) => hash('sha256', salt + token, 'base64url'),
+    key: (digest, kind, groupId) =>
+      groupId === undefined
+        ? digest + SEPARATOR + KIND_TAG[kind]
+        : digest + SEPARATOR + KIND_TAG[kind] + SEPARATOR + groupId,
+    prefix: (digest) => digest + SEPARATOR,
+  }
+}

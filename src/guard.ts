@@ -1,0 +1,211 @@
+/**
+ * The framework-agnostic guard: token extraction, the resolver's decision, and the HTTP
+ * error contract. Adapters (`voot-guard/express`, `voot-guard/koa`, ...) are thin layers
+ * over it that read a request and write a response.
+ *
+ * @module
+ */
+import type { Decision } from './decision.js'
+import {
+  ForbiddenError,
+  InvalidArgumentError,
+  InvalidOptionError,
+  TokenMalformedError,
+  TokenMissingError,
+} from './errors.js'
+import { createHttpErrorRenderer, type HttpErrorAnswer } from './http-error.js'
+import { createMembershipResolver, type MembershipResolver, type MembershipResolverOptions } from './resolver.js'
+import { allOf, anyOf, authenticated, group, type Requirement } from './requirements.js'
+import { extractBearerToken, isWellFormedToken } from './token.js'
+import type { GroupWithMembership, Membership } from './types.js'
+
+/**
+ * What a request carries after a guard allowed it (`req.voot` in Express,
+ * `ctx.state.voot` in Koa). The token is not part of it; the lookups are bound to it.
+ *
+ * @example
+ * ```ts
+ * app.get('/me', guard.authenticate(), async (req, res) => {
+ *   res.json((await req.voot!.groups()).map((g) => g.id))
+ * })
+ * ```
+ */
+export interface VootContext {
+  /** The decision that let the request through. */
+  readonly decision: Decision
+  /** The user's active groups (`me/groups`, cached). */
+  groups(): Promise<readonly GroupWithMembership[]>
+  /** The user's membership of one group (`me/groups/{id}`, cached), or `null`. */
+  membership(groupId: string): Promise<Membership | null>
+  /** Decides a further requirement for the same user. */
+  check(requirement: Requirement): Promise<Decision>
+}
+
+/**
+ * Options shared by every adapter's `createGuard`: either a `resolver`, or the resolver's
+ * own options (`baseUrl`, `cache`, ...), plus the HTTP details.
+ *
+ * @example
+ * ```ts
+ * const options: GuardOptions = { baseUrl: 'https://groups-api.example.org/groups', realm: 'my-app' }
+ * ```
+ */
+export interface GuardOptions extends MembershipResolverOptions {
+  /** A resolver to share between guards (otherwise one is created from the other options). */
+  resolver?: MembershipResolver
+  /** The realm named in `WWW-Authenticate` challenges. Default `'voot-guard'`. */
+  realm?: string
+  /** Seconds for `Retry-After` on a 503 when the group service gave none. Default `5`. */
+  retryAfter?: number
+  /**
+   * `'respond'` (default) answers errors with the JSON contract; `'delegate'` hands them
+   * to the framework's own error handling (`next(err)` in Express, a thrown error in Koa).
+   * The errors carry `status`, `headers` and `expose` either way.
+   */
+  errorHandling?: 'respond' | 'delegate'
+}
+
+/**
+ * The core of every adapter's guard.
+ *
+ * @example
+ * ```ts
+ * const core = createGuardCore({ baseUrl })
+ * const context = await core.authorize(req.headers.authorization, group('fc:org:example.org'))
+ * ```
+ */
+export interface GuardCore {
+  readonly resolver: MembershipResolver
+  readonly realm: string
+  readonly delegateErrors: boolean
+  /** Validates a requirement once, at route declaration, and returns it. */
+  prepare(requirement: Requirement): Requirement
+  /** The requirement of `requireGroup(id, role?)`. */
+  groupRequirement(groupId: string, role?: string): Requirement
+  /** The requirement of `requireAnyGroup(ids, role?)` / `requireAllGroups(ids, role?)`. */
+  groupsRequirement(mode: 'any' | 'all', groupIds: readonly string[], role?: string): Requirement
+  /**
+   * Reads the token (from an `Authorization` header value, or a token a `getToken`
+   * option found) and decides. Resolves with the {@link VootContext} when allowed; rejects
+   * with an HTTP-shaped `VootError` (realm challenge, `Retry-After`) otherwise, or with
+   * the original error when it is outside the contract (a bug: a 500).
+   */
+  authorize(credentials: Credentials, requirement: Requirement): Promise<VootContext>
+  /**
+   * The JSON answer for an error `authorize` rejected with, or `undefined` for an error
+   * outside the HTTP contract (a bug, for the framework's error handling to turn into 500).
+   */
+  answer(error: unknown): HttpErrorAnswer | undefined
+}
+
+/**
+ * Where the token comes from: the `Authorization` header (default), or a token found
+ * elsewhere by a `getToken` option (`undefined` when there is none).
+ *
+ * @example
+ * ```ts
+ * const fromHeader: Credentials = { authorization: 'Bearer abc' }
+ * const fromSession: Credentials = { token: session.accessToken }
+ * ```
+ */
+export type Credentials =
+  | { readonly authorization: string | readonly string[] | undefined }
+  | { readonly token: string | undefined }
+
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+/**
+ * Creates a {@link GuardCore}. Options are validated here, once.
+ *
+ * @example
+ * ```ts
+ * const core = createGuardCore({ baseUrl: 'https://groups-api.example.org/groups', realm: 'my-app' })
+ * ```
+ */
+export function createGuardCore(options: GuardOptions): GuardCore {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
+  }
+  const { resolver: given, realm: realmOption, retryAfter: retryOption, errorHandling, ...resolverOptions } = options
+  const realm = realmOption ?? 'voot-guard'
+  if (typeof realm !== 'string' || realm.length === 0 || realm.length > 256 || CONTROL.test(realm)) {
+    throw new InvalidOptionError('realm', 'must be a non-empty string of at most 256 characters without control characters')
+  }
+  const retryAfter = retryOption ?? 5
+  if (typeof retryAfter !== 'number' || !Number.isInteger(retryAfter) || retryAfter < 1 || retryAfter > 86_400) {
+    throw new InvalidOptionError('retryAfter', 'must be an integer number of seconds from 1 to 86400')
+  }
+  if (errorHandling !== undefined && errorHandling !== 'respond' && errorHandling !== 'delegate') {
+    throw new InvalidOptionError('errorHandling', "must be 'respond' or 'delegate'")
+  }
+  let resolver: MembershipResolver
+  if (given !== undefined) {
+    if (typeof given !== 'object' || given === null || typeof given.check !== 'function') {
+      throw new InvalidOptionError('resolver', 'must be a MembershipResolver from createMembershipResolver()')
+    }
+    if (resolverOptions.baseUrl !== undefined) {
+      throw new InvalidOptionError('resolver', 'give either `resolver` or `baseUrl` (with resolver options), not both')
+    }
+    resolver = given
+  } else {
+    resolver = createMembershipResolver(resolverOptions)
+  }
+  const renderer = createHttpErrorRenderer({ realm, retryAfter })
+
+  function prepare(requirement: Requirement): Requirement {
+    resolver.assertRequirement(requirement)
+    return requirement
+  }
+
+  function readToken(credentials: Credentials): string {
+    if ('authorization' in credentials) return extractBearerToken(credentials.authorization)
+    const { token } = credentials
+    if (token === undefined || token === null || token === '') throw new TokenMissingError()
+    if (!isWellFormedToken(token)) throw new TokenMalformedError()
+    return token
+  }
+
+  function contextFor(token: string, decision: Decision): VootContext {
+    return {
+      decision,
+      groups: () => resolver.groups(token),
+      membership: (groupId) => resolver.membership(token, groupId),
+      check: (requirement) => resolver.check(token, requirement),
+    }
+  }
+
+  function fail(error: unknown): never {
+    throw renderer.toHttpError(error) ?? error
+  }
+
+  return {
+    resolver,
+    realm,
+    delegateErrors: errorHandling === 'delegate',
+    prepare,
+    groupRequirement: (groupId, role) => prepare(group(groupId, role)),
+    groupsRequirement(mode, groupIds, role) {
+      if (!Array.isArray(groupIds) || groupIds.length === 0) {
+        throw new InvalidArgumentError('requireAnyGroup()/requireAllGroups(): groupIds must be a non-empty array of group ids')
+      }
+      const parts = groupIds.map((id) => group(id, role))
+      return prepare(mode === 'any' ? anyOf(...parts) : allOf(...parts))
+    },
+    authorize(credentials, requirement) {
+      let token: string
+      try {
+        token = readToken(credentials)
+      } catch (error) {
+        return Promise.reject(renderer.toHttpError(error) ?? error)
+      }
+      return resolver.check(token, requirement).then((decision) => {
+        if (!decision.allowed) throw renderer.toHttpError(new ForbiddenError())
+        return contextFor(token, decision)
+      }, fail)
+    },
+    answer: (error) => renderer.answer(error),
+  }
+}
+
+/** The requirement behind every adapter's `authenticate()`. */
+export const AUTHENTICATED: Requirement = authenticated()

@@ -1,0 +1,78 @@
+/**
+ * The decision rules for one membership: is it active now, and is its role high enough.
+ *
+ * @module
+ */
+import type { Group, Membership } from './types.js'
+
+/**
+ * The default role order, ascending: a higher role satisfies a lower one.
+ * Other VOOT services use `['prospect', 'member', 'manager', 'admin', 'owner']`.
+ *
+ * @example
+ * ```ts
+ * createMembershipResolver({ baseUrl, roles: DEFAULT_ROLES })
+ * ```
+ */
+export const DEFAULT_ROLES: readonly string[] = Object.freeze(['member', 'admin', 'owner'])
+
+/**
+ * Why a membership does or does not satisfy a requirement.
+ *
+ * @example
+ * ```ts
+ * const verdict: MembershipVerdict = judgeMembership(m, 'admin', roles, Date.now())
+ * ```
+ */
+export type MembershipVerdict = 'ok' | 'inactive' | 'insufficient_role'
+
+/**
+ * Whether a dated object (membership or group) is active at `now` (ms since the epoch):
+ * `active !== false`, and `now` inside `notBefore`/`notAfter` when they are present.
+ * An unparsable date counts as inactive: a rule we cannot read must not grant access.
+ *
+ * @example
+ * ```ts
+ * isActiveAt({ basic: 'member', notAfter: '2020-01-01T00:00:00Z' }, Date.now()) // false
+ * ```
+ */
+export function isActiveAt(dated: Membership | Group, now: number): boolean {
+  if (dated.active === false) return false
+  const { notBefore, notAfter } = dated
+  if (notBefore !== undefined) {
+    const from = typeof notBefore === 'string' ? Date.parse(notBefore) : Number.NaN
+    if (!(now >= from)) return false
+  }
+  if (notAfter !== undefined) {
+    const until = typeof notAfter === 'string' ? Date.parse(notAfter) : Number.NaN
+    if (!(now < until)) return false
+  }
+  return true
+}
+
+/**
+ * Judges a membership against an optional minimum role. Roles compare by their index in
+ * `roles`; an unknown role satisfies no role requirement, only "any role".
+ *
+ * @param group - the group the membership belongs to, when known: its own dates count too.
+ * @example
+ * ```ts
+ * judgeMembership({ basic: 'owner' }, 'admin', DEFAULT_ROLES, Date.now()) // 'ok'
+ * ```
+ */
+export function judgeMembership(
+  membership: Membership,
+  role: string | undefined,
+  roles: readonly string[],
+  now: number,
+  group?: Group,
+): MembershipVerdict {
+  if (!isActiveAt(membership, now)) return 'inactive'
+  if (group !== undefined && !isActiveAt(group, now)) return 'inactive'
+  if (role === undefined) return 'ok'
+  const needed = roles.indexOf(role)
+  const held = typeof membership.basic === 'string' ? roles.indexOf(membership.basic) : -1
+  // A required role missing from `roles` is a configuration error caught at declaration;
+  // should one slip through, it grants nothing.
+  return needed >= 0 && held >= needed ? 'ok' : 'insufficient_role'
+}

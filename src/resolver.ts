@@ -1,0 +1,582 @@
+/**
+ * The membership resolver: the groups client behind a per-token LRU cache with
+ * single-flight, TTLs, negative caching, stale-if-error and a bound on upstream calls.
+ *
+ * @module
+ */
+import { LRUCache } from 'lru-cache'
+import { createCacheKeys, type CacheKeyKind } from './cache-key.js'
+import { createGroupsClient, type GroupsClient, type GroupsClientOptions } from './client.js'
+import { decide, decideFromList, type Decision, type DecisionLookups, type GroupsIndex } from './decision.js'
+import {
+  AbortedError,
+  InvalidArgumentError,
+  InvalidOptionError,
+  InvalidTokenError,
+  UpstreamError,
+  VootError,
+} from './errors.js'
+import { assertGroupId } from './group-id.js'
+import { DEFAULT_ROLES, judgeMembership } from './membership.js'
+import { functionOption, integerOption, objectOption } from './option-checks.js'
+import { isRequirement, rolesOf, type Requirement, type RequirementContext } from './requirements.js'
+import { tokenExpiry } from './token-expiry.js'
+import type { GroupWithMembership, Membership } from './types.js'
+
+/** Cache settings of a resolver. All durations in milliseconds. */
+export interface CacheOptions {
+  /** Most entries kept (answers of all tokens together). Default `10_000`. */
+  max?: number
+  /** How long a positive answer is fresh. Default `60_000`. */
+  ttl?: number
+  /** How long a 404 (not a member) or 401 (invalid token) is remembered. Default `10_000`. */
+  negativeTtl?: number
+  /** How long after expiry an answer may still be served when a refresh fails (never after a 401). Default `0` (off). */
+  staleIfError?: number
+}
+
+/**
+ * Something the resolver did, for logging and metrics. Events never carry a token.
+ *
+ * @example
+ * ```ts
+ * createMembershipResolver({ baseUrl, onEvent: (e) => { if (e.type === 'upstream_error') log.warn(e) } })
+ * ```
+ */
+export type ResolverEvent =
+  | { readonly type: 'cache_hit' | 'cache_miss' | 'coalesced'; readonly endpoint: string; readonly groupId?: string }
+  | {
+      readonly type: 'upstream_response'
+      readonly endpoint: string
+      readonly groupId?: string
+      readonly durationMs: number
+      readonly outcome: 'ok' | 'not_found' | 'invalid_token' | 'insufficient_scope'
+    }
+  | {
+      readonly type: 'upstream_error'
+      readonly endpoint: string
+      readonly groupId?: string
+      readonly durationMs: number
+      readonly code: string
+      readonly upstreamStatus?: number
+    }
+  | { readonly type: 'stale_served'; readonly endpoint: string; readonly groupId?: string; readonly ageMs: number }
+  | { readonly type: 'invalidated'; readonly scope: 'token' | 'all' }
+
+/**
+ * Options of {@link createMembershipResolver}: the groups client's options plus caching.
+ *
+ * @example
+ * ```ts
+ * const options: MembershipResolverOptions = { baseUrl: 'https://groups-api.example.org/groups', cache: { ttl: 30_000 } }
+ * ```
+ */
+export interface MembershipResolverOptions extends Partial<GroupsClientOptions> {
+  /** A groups client to use instead of creating one from `baseUrl` and friends. */
+  client?: GroupsClient
+  /** Cache settings. */
+  cache?: CacheOptions
+  /** Roles in ascending order; a higher role satisfies a lower one. Default `['member', 'admin', 'owner']`. */
+  roles?: readonly string[]
+  /** Most distinct upstream calls in flight at once; past it, lookups fail fast with 503. Default `256`. */
+  maxInflight?: number
+  /** Clock in ms since the epoch, for TTLs and dated memberships. Default `Date.now`. */
+  now?: () => number
+  /** Receives {@link ResolverEvent}s. Exceptions it throws are ignored. */
+  onEvent?: (event: ResolverEvent) => void
+}
+
+/** Per-call options of the resolver. */
+export interface ResolveOptions {
+  /** Gives up waiting (rejects with `AbortedError`); the shared upstream call goes on for other callers. */
+  signal?: AbortSignal
+  /**
+   * When the token expires (ms since the epoch), e.g. `tokenSet.expiresAt` from
+   * `voot-guard/oauth`. No answer is cached past it, and an expired token is refused
+   * without a call. For JWT access tokens the `exp` claim is read automatically.
+   */
+  tokenExpiresAt?: number
+}
+
+/**
+ * Counters of a resolver, for metrics.
+ *
+ * @example
+ * ```ts
+ * const { hits, misses } = resolver.stats()
+ * ```
+ */
+export interface ResolverStats {
+  readonly hits: number
+  readonly misses: number
+  readonly upstreamCalls: number
+  readonly coalesced: number
+  readonly staleServed: number
+  /** Entries in the cache now. */
+  readonly size: number
+  /** Upstream calls in flight now. */
+  readonly inflight: number
+}
+
+/**
+ * Answers "what does this token's user belong to" from a cache, asking the group service
+ * only on a miss.
+ *
+ * @example
+ * ```ts
+ * const decision = await resolver.check(token, group('fc:org:example.org', 'admin'))
+ * ```
+ */
+export interface MembershipResolver {
+  /** The role order in force. */
+  readonly roles: readonly string[]
+  /** The underlying groups client. */
+  readonly client: GroupsClient
+  /** `GET me/groups` (cached): the user's groups, each with its `membership`. */
+  groups(token: string, options?: ResolveOptions & { showAll?: boolean }): Promise<readonly GroupWithMembership[]>
+  /** `GET me/groups/{id}` (cached): the membership, or `null` when not a member (404). */
+  membership(token: string, groupId: string, options?: ResolveOptions): Promise<Membership | null>
+  /**
+   * Decides a requirement. Resolves with an allowed or denied {@link Decision}; rejects with
+   * `UpstreamError` when the answer is unknown, `InvalidTokenError` (401) or
+   * `InsufficientScopeError` (403).
+   */
+  check(token: string, requirement: Requirement, options?: ResolveOptions): Promise<Decision>
+  /** Drops one token's cached answers, or every answer when called without a token. */
+  invalidate(token?: string): void
+  /** Throws `InvalidArgumentError` unless `requirement` is one this resolver can decide (known roles). */
+  assertRequirement(requirement: Requirement): void
+  /** Counters for metrics. */
+  stats(): ResolverStats
+  /** Closes the groups client if the resolver created it. */
+  close(): Promise<void>
+}
+
+interface Entry {
+  readonly value: unknown
+  readonly storedAt: number
+  readonly freshUntil: number
+  /** No serving at all past this (token expiry), not even stale. */
+  readonly hardUntil: number
+}
+
+interface Flight {
+  readonly promise: Promise<unknown>
+  /** Set when the cache was invalidated while the call was under way: do not store its answer. */
+  discard: boolean
+}
+
+const ENDPOINT: Readonly<Record<CacheKeyKind, string>> = {
+  groups: 'me/groups',
+  groupsAll: 'me/groups',
+  membership: 'me/groups/{groupid}',
+  invalid: 'me/groups',
+}
+
+function indexGroups(list: readonly GroupWithMembership[]): GroupsIndex {
+  const byId = new Map<string, GroupWithMembership>()
+  for (const g of list) if (!byId.has(g.id)) byId.set(g.id, g)
+  return { list, byId }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const inner of Object.values(value)) deepFreeze(inner)
+  }
+  return value
+}
+
+function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise
+  if (signal.aborted) return Promise.reject(new AbortedError())
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortedError())
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+function validateRoles(value: unknown): readonly string[] {
+  if (value === undefined) return DEFAULT_ROLES
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new InvalidOptionError('roles', 'must be a non-empty array of role names, lowest first')
+  }
+  const seen = new Set<string>()
+  for (const role of value) {
+    if (typeof role !== 'string' || role.length === 0) throw new InvalidOptionError('roles', 'must hold non-empty strings')
+    if (seen.has(role)) throw new InvalidOptionError('roles', `names ${JSON.stringify(role)} twice`)
+    seen.add(role)
+  }
+  return Object.freeze([...(value as string[])])
+}
+
+/**
+ * Creates a {@link MembershipResolver}.
+ *
+ * Defaults: `timeout` 5000 ms, `maxResponseBytes` 1 MiB, `cache.max` 10 000,
+ * `cache.ttl` 60 000 ms, `cache.negativeTtl` 10 000 ms, `cache.staleIfError` 0,
+ * `roles` `['member', 'admin', 'owner']`, `maxInflight` 256.
+ *
+ * @example
+ * ```ts
+ * import { createMembershipResolver, group } from 'voot-guard'
+ *
+ * const resolver = createMembershipResolver({ baseUrl: 'https://groups-api.example.org/groups' })
+ * const decision = await resolver.check(token, group('fc:org:example.org', 'admin'))
+ * ```
+ */
+export function createMembershipResolver(options: MembershipResolverOptions): MembershipResolver {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError('(options)', 'createMembershipResolver() needs an options object')
+  }
+  const cacheOptions = objectOption<CacheOptions>('cache', options.cache)
+  const max = integerOption('cache.max', cacheOptions.max, 10_000, 1, 10_000_000)
+  const ttl = integerOption('cache.ttl', cacheOptions.ttl, 60_000, 0, 86_400_000)
+  const negativeTtl = integerOption('cache.negativeTtl', cacheOptions.negativeTtl, 10_000, 0, 86_400_000)
+  const staleIfError = integerOption('cache.staleIfError', cacheOptions.staleIfError, 0, 0, 86_400_000)
+  const maxInflight = integerOption('maxInflight', options.maxInflight, 256, 1, 100_000)
+  const roles = validateRoles(options.roles)
+  const now = functionOption('now', options.now, Date.now)
+  const onEvent = functionOption<(event: ResolverEvent) => void>('onEvent', options.onEvent, () => {})
+  const listening = options.onEvent !== undefined
+
+  let ownsClient = false
+  let client: GroupsClient
+  if (options.client !== undefined) {
+    if (typeof options.client !== 'object' || options.client === null || typeof options.client.myGroups !== 'function') {
+      throw new InvalidOptionError('client', 'must be a GroupsClient from createGroupsClient()')
+    }
+    client = options.client
+  } else {
+    if (options.baseUrl === undefined) throw new InvalidOptionError('baseUrl', 'is required (or pass `client`)')
+    const { client: _c, cache: _k, roles: _r, maxInflight: _m, now: _n, onEvent: _e, ...clientOptions } = options
+    client = createGroupsClient(clientOptions as GroupsClientOptions)
+    ownsClient = true
+  }
+
+  const keys = createCacheKeys()
+  const cache = new LRUCache<string, Entry>({ max })
+  const inflight = new Map<string, Flight>()
+  let hits = 0
+  let misses = 0
+  let upstreamCalls = 0
+  let coalesced = 0
+  let staleServed = 0
+
+  function emit(event: ResolverEvent): void {
+    try {
+      onEvent(event)
+    } catch {
+      // A logging hook must never change an authorization outcome.
+    }
+  }
+
+  function discardFlights(prefix: string | undefined): void {
+    for (const [key, flight] of inflight) {
+      if (prefix === undefined || key.startsWith(prefix)) {
+        flight.discard = true
+        inflight.delete(key)
+      }
+    }
+  }
+
+  function dropToken(digest: string): void {
+    const prefix = keys.prefix(digest)
+    for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key)
+    discardFlights(prefix)
+  }
+
+  function isMarkedInvalid(digest: string, at: number): boolean {
+    const marker = cache.get(keys.key(digest, 'invalid'))
+    return marker !== undefined && at < marker.freshUntil
+  }
+
+  /** Records a 401: the token's answers are dropped, so nothing about it is served again, stale or not. */
+  function markInvalid(digest: string, at: number): void {
+    const hadGroups = cache.delete(keys.key(digest, 'groups')) || cache.delete(keys.key(digest, 'groupsAll'))
+    // Only a token we knew as valid can have more entries: a scan costs nothing for
+    // sprayed random tokens, which never had any.
+    if (hadGroups) dropToken(digest)
+    else discardFlights(keys.prefix(digest))
+    if (negativeTtl > 0) {
+      cache.set(keys.key(digest, 'invalid'), { value: true, storedAt: at, freshUntil: at + negativeTtl, hardUntil: Infinity })
+    }
+  }
+
+  function tokenDeadline(token: string, callOptions: ResolveOptions | undefined): number {
+    const given = callOptions?.tokenExpiresAt
+    const fromJwt = tokenExpiry(token)
+    if (given === undefined) return fromJwt ?? Infinity
+    return fromJwt === undefined ? given : Math.min(given, fromJwt)
+  }
+
+  /**
+   * One cached lookup: a fresh entry, or one shared upstream call, or (on failure) a stale
+   * entry within `staleIfError`.
+   */
+  function lookup<T>(
+    token: string,
+    digest: string,
+    kind: CacheKeyKind,
+    groupId: string | undefined,
+    fetch: () => Promise<T>,
+    callOptions: ResolveOptions | undefined,
+    ttlOf: (value: T) => number,
+    prepare: (value: T) => unknown,
+  ): Promise<unknown> {
+    const key = keys.key(digest, kind, groupId)
+    const at = now()
+    const entry = cache.get(key)
+    if (entry !== undefined && at < entry.freshUntil && (kind !== 'membership' || !isMarkedInvalid(digest, at))) {
+      hits++
+      if (listening) emit(groupId === undefined ? { type: 'cache_hit', endpoint: ENDPOINT[kind] } : { type: 'cache_hit', endpoint: ENDPOINT[kind], groupId })
+      return Promise.resolve(entry.value)
+    }
+    misses++
+    if (listening) emit(groupId === undefined ? { type: 'cache_miss', endpoint: ENDPOINT[kind] } : { type: 'cache_miss', endpoint: ENDPOINT[kind], groupId })
+    if (isMarkedInvalid(digest, at)) return Promise.reject(new InvalidTokenError())
+    const deadline = tokenDeadline(token, callOptions)
+    if (deadline <= at) return Promise.reject(new InvalidTokenError('The access token has expired'))
+
+    const shared = inflight.get(key)
+    if (shared !== undefined) {
+      coalesced++
+      if (listening) emit(groupId === undefined ? { type: 'coalesced', endpoint: ENDPOINT[kind] } : { type: 'coalesced', endpoint: ENDPOINT[kind], groupId })
+      return waitFor(shared.promise, callOptions?.signal)
+    }
+    if (inflight.size >= maxInflight) {
+      return Promise.reject(
+        new UpstreamError('ERR_UPSTREAM_OVERLOADED', 'Too many group service calls are in flight', {
+          endpoint: ENDPOINT[kind],
+          retryAfter: 1,
+        }),
+      )
+    }
+
+    upstreamCalls++
+    const started = now()
+    const flight: Flight = {
+      discard: false,
+      promise: fetch().then(
+        (value) => {
+          const done = now()
+          if (listening) {
+            const outcome = value === null ? 'not_found' : 'ok'
+            emit(groupId === undefined ? { type: 'upstream_response', endpoint: ENDPOINT[kind], durationMs: done - started, outcome } : { type: 'upstream_response', endpoint: ENDPOINT[kind], groupId, durationMs: done - started, outcome })
+          }
+          const prepared = deepFreeze(prepare(value))
+          const life = ttlOf(value)
+          if (!flight.discard && life > 0 && done < deadline) {
+            cache.set(key, { value: prepared, storedAt: done, freshUntil: Math.min(done + life, deadline), hardUntil: deadline })
+          }
+          return prepared
+        },
+        (error: unknown) => {
+          const done = now()
+          if (error instanceof InvalidTokenError) {
+            if (listening) emit(groupId === undefined ? { type: 'upstream_response', endpoint: ENDPOINT[kind], durationMs: done - started, outcome: 'invalid_token' } : { type: 'upstream_response', endpoint: ENDPOINT[kind], groupId, durationMs: done - started, outcome: 'invalid_token' })
+            if (!flight.discard) markInvalid(digest, done)
+            throw error
+          }
+          if (error instanceof UpstreamError) {
+            if (listening) {
+              const base = { type: 'upstream_error', endpoint: ENDPOINT[kind], durationMs: done - started, code: error.code } as const
+              const withGroup = groupId === undefined ? base : { ...base, groupId }
+              emit(error.upstreamStatus === undefined ? withGroup : { ...withGroup, upstreamStatus: error.upstreamStatus })
+            }
+            const stale = cache.get(key)
+            if (
+              staleIfError > 0 &&
+              stale !== undefined &&
+              done - stale.freshUntil <= staleIfError &&
+              done < stale.hardUntil &&
+              !isMarkedInvalid(digest, done)
+            ) {
+              staleServed++
+              if (listening) emit(groupId === undefined ? { type: 'stale_served', endpoint: ENDPOINT[kind], ageMs: done - stale.storedAt } : { type: 'stale_served', endpoint: ENDPOINT[kind], groupId, ageMs: done - stale.storedAt })
+              return stale.value
+            }
+          } else if (listening && error instanceof VootError) {
+            emit(groupId === undefined ? { type: 'upstream_response', endpoint: ENDPOINT[kind], durationMs: done - started, outcome: 'insufficient_scope' } : { type: 'upstream_response', endpoint: ENDPOINT[kind], groupId, durationMs: done - started, outcome: 'insufficient_scope' })
+          }
+          throw error
+        },
+      ),
+    }
+    inflight.set(key, flight)
+    void flight.promise.then(
+      () => inflight.get(key) === flight && inflight.delete(key),
+      () => inflight.get(key) === flight && inflight.delete(key),
+    )
+    return waitFor(flight.promise, callOptions?.signal)
+  }
+
+  const positiveTtl = (): number => ttl
+  const membershipTtl = (value: Membership | null): number => (value === null ? negativeTtl : ttl)
+  const asIs = <T>(value: T): T => value
+
+  function groupsIndex(token: string, digest: string, callOptions: ResolveOptions | undefined): Promise<GroupsIndex> {
+    return lookup(
+      token,
+      digest,
+      'groups',
+      undefined,
+      // The caller's signal is not passed on: the call is shared with other waiters.
+      () => client.myGroups(token),
+      callOptions,
+      positiveTtl,
+      indexGroups,
+    ) as Promise<GroupsIndex>
+  }
+
+  function membershipOf(
+    token: string,
+    digest: string,
+    groupId: string,
+    callOptions: ResolveOptions | undefined,
+  ): Promise<Membership | null> {
+    return lookup(
+      token,
+      digest,
+      'membership',
+      groupId,
+      () => client.myMembership(token, groupId),
+      callOptions,
+      membershipTtl,
+      asIs,
+    ) as Promise<Membership | null>
+  }
+
+  function assertToken(token: unknown): asserts token is string {
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new InvalidArgumentError('A token must be a non-empty string')
+    }
+  }
+
+  function assertRequirement(requirement: Requirement): void {
+    if (!isRequirement(requirement)) {
+      throw new InvalidArgumentError('Not a requirement built by voot-guard (use group(), anyOf(), ...)')
+    }
+    for (const role of rolesOf(requirement)) {
+      if (!roles.includes(role)) {
+        throw new InvalidArgumentError(`Unknown role ${JSON.stringify(role)}: the resolver's roles are ${roles.join(' < ')}`)
+      }
+    }
+  }
+
+  function lookupsFor(token: string, digest: string, callOptions: ResolveOptions | undefined, at: number): DecisionLookups {
+    let context: RequirementContext | undefined
+    const lookups: DecisionLookups = {
+      now: at,
+      roles,
+      groups: () => groupsIndex(token, digest, callOptions),
+      membership: (groupId) => membershipOf(token, digest, groupId, callOptions),
+      context: () =>
+        (context ??= {
+          now: new Date(at),
+          groups: async () => (await groupsIndex(token, digest, callOptions)).list,
+          membership: (groupId) => {
+            assertGroupId(groupId)
+            return membershipOf(token, digest, groupId, callOptions)
+          },
+          isMember: async (groupId, role) => {
+            assertGroupId(groupId)
+            if (role !== undefined && !roles.includes(role)) {
+              throw new InvalidArgumentError(`Unknown role ${JSON.stringify(role)}`)
+            }
+            const index = await groupsIndex(token, digest, callOptions)
+            const listed = index.byId.get(groupId)
+            if (listed !== undefined && judgeMembership(listed.membership, role, roles, at, listed) === 'ok') return true
+            const membership = await membershipOf(token, digest, groupId, callOptions)
+            return membership !== null && judgeMembership(membership, role, roles, at, listed) === 'ok'
+          },
+        }),
+    }
+    return lookups
+  }
+
+  return {
+    roles,
+    client,
+
+    async groups(token, callOptions) {
+      assertToken(token)
+      const digest = keys.digest(token)
+      if (callOptions?.showAll === true) {
+        return lookup(
+          token,
+          digest,
+          'groupsAll',
+          undefined,
+          () => client.myGroups(token, { showAll: true }),
+          callOptions,
+          positiveTtl,
+          asIs,
+        ) as Promise<readonly GroupWithMembership[]>
+      }
+      return (await groupsIndex(token, digest, callOptions)).list
+    },
+
+    async membership(token, groupId, callOptions) {
+      assertToken(token)
+      assertGroupId(groupId)
+      return membershipOf(token, keys.digest(token), groupId, callOptions)
+    },
+
+    check(token, requirement, callOptions) {
+      try {
+        assertToken(token)
+        assertRequirement(requirement)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      const digest = keys.digest(token)
+      const at = now()
+      // Warm path: a fresh me/groups that proves the requirement settles it without any
+      // further promise chain.
+      const entry = cache.get(keys.key(digest, 'groups'))
+      const expiresAt = callOptions?.tokenExpiresAt
+      if (entry !== undefined && at < entry.freshUntil && (expiresAt === undefined || at < expiresAt)) {
+        const quick = decideFromList(requirement, entry.value as GroupsIndex, at, roles)
+        if (quick !== undefined) {
+          hits++
+          if (listening) emit({ type: 'cache_hit', endpoint: 'me/groups' })
+          return Promise.resolve(quick)
+        }
+      }
+      return decide(requirement, lookupsFor(token, digest, callOptions, at))
+    },
+
+    invalidate(token) {
+      if (token === undefined) {
+        cache.clear()
+        discardFlights(undefined)
+        if (listening) emit({ type: 'invalidated', scope: 'all' })
+        return
+      }
+      assertToken(token)
+      dropToken(keys.digest(token))
+      if (listening) emit({ type: 'invalidated', scope: 'token' })
+    },
+
+    assertRequirement,
+
+    stats() {
+      return { hits, misses, upstreamCalls, coalesced, staleServed, size: cache.size, inflight: inflight.size }
+    },
+
+    async close() {
+      if (ownsClient) await client.close()
+    },
+  }
+}
