@@ -1,0 +1,473 @@
+/**
+ * The groups client: the six endpoints of a VOOT group service, without caching. It is
+ * the only module that calls the group service over the network.
+ *
+ * Every call has one deadline for the whole exchange (connect, headers and body), never
+ * follows a redirect, reads at most `maxResponseBytes`, and always consumes or destroys
+ * the response body so the connection pool never stalls. Failures become the error
+ * classes of `./errors.js`; none of them carries the bearer token.
+ *
+ * @module
+ */
+import { Pool, request } from 'undici'
+import type { Dispatcher } from 'undici'
+import {
+  AbortedError,
+  InsufficientScopeError,
+  InvalidArgumentError,
+  InvalidTokenError,
+  TokenMalformedError,
+  UpstreamError,
+  VootError,
+} from './errors.js'
+import type { UpstreamErrorCode } from './errors.js'
+import { encodeGroupId } from './group-id.js'
+import { resolveGroupsClientOptions } from './client-options.js'
+import type { GroupsClientOptions, ResolvedGroupsClientOptions } from './client-options.js'
+import {
+  BodyShapeError,
+  parseGroup,
+  parseGroups,
+  parseGroupTypes,
+  parseJson,
+  parseMembers,
+  parseMyGroups,
+  parseMyMembership,
+} from './parse.js'
+import { parseRetryAfter } from './retry-after.js'
+import type { Group, GroupType, GroupWithMembership, MemberEntry, Membership } from './types.js'
+
+export type { GroupsClientOptions } from './client-options.js'
+
+/**
+ * Options of every client call.
+ *
+ * @example
+ * ```ts
+ * await client.myGroups(token, { signal: req.signal })
+ * ```
+ */
+export interface CallOptions {
+  /** Gives up the call when it fires: the call rejects with `AbortedError`. */
+  signal?: AbortSignal | undefined
+}
+
+/**
+ * The endpoint templates, as they appear in `UpstreamError.endpoint`.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof UpstreamError && err.endpoint === 'me/groups/{groupid}') retryLater()
+ * ```
+ */
+export type GroupsEndpoint =
+  | 'me/groups'
+  | 'me/groups/{groupid}'
+  | 'groups/{groupid}'
+  | 'groups/{groupid}/members'
+  | 'groups'
+  | 'grouptypes'
+
+/**
+ * A client of the six group endpoints. Created by {@link createGroupsClient}.
+ *
+ * Tokens must be RFC 6750 `b64token` strings of at most 4096 characters, else the call
+ * rejects with `TokenMalformedError` before any request. Group ids are checked by
+ * `assertGroupId` and sent as exactly one percent-encoded path segment.
+ *
+ * Rejections: `InvalidTokenError` (401), `InsufficientScopeError` (403), `AbortedError`
+ * (the caller's signal), `InvalidGroupIdError`, `InvalidArgumentError`, and
+ * `UpstreamError` for every failure of the service (network, timeout, redirect, 429,
+ * other statuses, bad or oversized body), with `endpoint` set to the template.
+ *
+ * @example
+ * ```ts
+ * const client = createGroupsClient({ baseUrl: 'https://groups-api.dataporten.no/groups' })
+ * const mine = await client.myGroups(token)
+ * const m = await client.myMembership(token, 'fc:org:example.org') // null: not a member
+ * await client.close()
+ * ```
+ */
+export interface GroupsClient {
+  /** The normalised base URL (no trailing slash). */
+  readonly baseUrl: string
+  /**
+   * `GET me/groups`: the user's groups, each with its membership (`{}` when the service
+   * sent none). The list may be partial (a failing backend is left out), so a missing
+   * group proves nothing.
+   */
+  myGroups(token: string, options?: CallOptions & { showAll?: boolean | undefined }): Promise<GroupWithMembership[]>
+  /** `GET me/groups/{groupid}`: the user's membership, or `null` on 404 (not a member). */
+  myMembership(token: string, groupId: string, options?: CallOptions): Promise<Membership | null>
+  /** `GET groups/{groupid}`: one group, or `null` on 404. */
+  group(groupId: string, options?: CallOptions & { token?: string | undefined }): Promise<Group | null>
+  /** `GET groups/{groupid}/members`: the members (names and memberships, no user ids). */
+  members(
+    groupId: string,
+    options?: CallOptions & { token?: string | undefined; showAll?: boolean | undefined },
+  ): Promise<MemberEntry[]>
+  /** `GET groups[?query=]`: groups the user may see, optionally matching `query`. */
+  groups(options?: CallOptions & { token?: string | undefined; query?: string | undefined }): Promise<Group[]>
+  /** `GET grouptypes`: the group types. */
+  groupTypes(options?: CallOptions & { token?: string | undefined }): Promise<GroupType[]>
+  /** Closes the dispatcher the client created itself; a caller-supplied one is left open. */
+  close(): Promise<void>
+}
+
+/** Longest accepted bearer token, in characters (as the adapters enforce). */
+export const MAX_TOKEN_LENGTH = 4096
+
+// RFC 6750 section 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
+
+// Error bodies are read only so the connection can be reused; a longer one costs the
+// connection instead of the time.
+const ERROR_BODY_DRAIN_LIMIT = 64 * 1024
+
+// A bounded pool: callers above this many concurrent calls queue (within their deadline).
+const DEFAULT_POOL_CONNECTIONS = 64
+
+const JSON_MEDIA_TYPE = /^(?:application\/json|[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]*\+json)\s*(?:;.*)?$/i
+
+interface Call {
+  readonly endpoint: GroupsEndpoint
+  /** Path and query, starting with the base path; every group id already encoded. */
+  readonly path: string
+  readonly token: string | undefined
+  readonly signal: AbortSignal | undefined
+  /** Whether a 404 means "no such membership/group" (`null`) rather than a failure. */
+  readonly notFoundIsNull: boolean
+}
+
+/**
+ * Creates a {@link GroupsClient}. Options are validated here: an invalid one throws
+ * `InvalidOptionError` naming it.
+ *
+ * @example
+ * ```ts
+ * import { MockAgent } from 'undici'
+ * const mock = new MockAgent()
+ * mock.disableNetConnect()
+ * const client = createGroupsClient({ baseUrl: 'https://groups.example.org/groups', dispatcher: mock, timeout: 2000 })
+ * ```
+ */
+export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
+  const settings = resolveGroupsClientOptions(options)
+  const ownDispatcher =
+    settings.dispatcher === undefined
+      ? new Pool(settings.origin, { connections: DEFAULT_POOL_CONNECTIONS })
+      : undefined
+  const dispatcher: Dispatcher = settings.dispatcher ?? (ownDispatcher as Pool)
+  let closing: Promise<void> | undefined
+  const base = settings.basePath
+
+  const call = (spec: Call): Promise<unknown> => send(settings, dispatcher, spec)
+
+  return {
+    baseUrl: settings.baseUrl,
+
+    async myGroups(token, callOptions = {}) {
+      assertToken(token)
+      const body = await call({
+        endpoint: 'me/groups',
+        path: `${base}/me/groups${showAllQuery(callOptions.showAll)}`,
+        token,
+        signal: callOptions.signal,
+        notFoundIsNull: false,
+      })
+      return parsed('me/groups', () => parseMyGroups(body))
+    },
+
+    async myMembership(token, groupId, callOptions = {}) {
+      assertToken(token)
+      const body = await call({
+        endpoint: 'me/groups/{groupid}',
+        path: `${base}/me/groups/${encodeGroupId(groupId)}`,
+        token,
+        signal: callOptions.signal,
+        notFoundIsNull: true,
+      })
+      return body === null ? null : parsed('me/groups/{groupid}', () => parseMyMembership(body))
+    },
+
+    async group(groupId, callOptions = {}) {
+      const token = optionalToken(callOptions.token)
+      const body = await call({
+        endpoint: 'groups/{groupid}',
+        path: `${base}/groups/${encodeGroupId(groupId)}`,
+        token,
+        signal: callOptions.signal,
+        notFoundIsNull: true,
+      })
+      return body === null ? null : parsed('groups/{groupid}', () => parseGroup(body))
+    },
+
+    async members(groupId, callOptions = {}) {
+      const token = optionalToken(callOptions.token)
+      const body = await call({
+        endpoint: 'groups/{groupid}/members',
+        path: `${base}/groups/${encodeGroupId(groupId)}/members${showAllQuery(callOptions.showAll)}`,
+        token,
+        signal: callOptions.signal,
+        notFoundIsNull: false,
+      })
+      return parsed('groups/{groupid}/members', () => parseMembers(body))
+    },
+
+    async groups(callOptions = {}) {
+      const token = optionalToken(callOptions.token)
+      const body = await call({
+        endpoint: 'groups',
+        path: `${base}/groups${searchQuery(callOptions.query)}`,
+        token,
+        signal: callOptions.signal,
+        notFoundIsNull: false,
+      })
+      return parsed('groups', () => parseGroups(body))
+    },
+
+    async groupTypes(callOptions = {}) {
+      const token = optionalToken(callOptions.token)
+      const body = await call({
+        endpoint: 'grouptypes',
+        path: `${base}/grouptypes`,
+        token,
+        signal: callOptions.signal,
+        notFoundIsNull: false,
+      })
+      return parsed('grouptypes', () => parseGroupTypes(body))
+    },
+
+    close() {
+      if (ownDispatcher === undefined) return Promise.resolve()
+      closing ??= ownDispatcher.close()
+      return closing
+    },
+  }
+}
+
+/**
+ * One upstream call: resolves to the parsed JSON of a 200, or `null` for a 404 when
+ * `spec.notFoundIsNull`; rejects with a `VootError` otherwise.
+ */
+async function send(
+  settings: ResolvedGroupsClientOptions,
+  dispatcher: Dispatcher,
+  spec: Call,
+): Promise<unknown> {
+  const { endpoint, signal: callerSignal } = spec
+  if (callerSignal?.aborted) throw new AbortedError({ cause: callerSignal.reason })
+
+  // One controller per call instead of AbortSignal.any([caller, AbortSignal.timeout()]):
+  // `any` keeps every combined signal alive as long as the caller's (possibly
+  // process-wide) signal lives (nodejs/node#54614, #55351), and `timeout` keeps its timer
+  // until it fires. Here the timer is cleared and the listener removed when the call ends.
+  const controller = new AbortController()
+  let abortedBy: 'timeout' | 'caller' | undefined
+  // The controller's reasons are always DOMExceptions, never the caller's reason: a
+  // rejection that is a VootError is then certainly one of ours, not an abort.
+  const onCallerAbort = (): void => {
+    abortedBy ??= 'caller'
+    controller.abort(new DOMException('The caller gave up', 'AbortError'))
+  }
+  const timer = setTimeout(() => {
+    abortedBy ??= 'timeout'
+    controller.abort(new DOMException('The group service did not answer in time', 'TimeoutError'))
+  }, settings.timeout)
+  callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
+
+  let body: Dispatcher.ResponseData['body'] | undefined
+  try {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': settings.userAgent }
+    if (spec.token !== undefined) headers['authorization'] = `Bearer ${spec.token}`
+    const response = await request(settings.origin + spec.path, {
+      dispatcher,
+      method: 'GET',
+      headers,
+      signal: controller.signal,
+    })
+    body = response.body
+    return await readResponse(response, spec, settings.maxResponseBytes)
+  } catch (err) {
+    if (err instanceof VootError) throw err
+    if (abortedBy === 'timeout') {
+      throw new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The group service did not answer ${endpoint} within ${settings.timeout} ms`, { endpoint })
+    }
+    if (abortedBy === 'caller') throw new AbortedError({ cause: callerSignal?.reason })
+    throw new UpstreamError('ERR_UPSTREAM_NETWORK', `The group service could not be reached for ${endpoint}`, {
+      endpoint,
+      cause: withoutSecret(err, spec.token),
+    })
+  } finally {
+    clearTimeout(timer)
+    callerSignal?.removeEventListener('abort', onCallerAbort)
+    // An unread body holds its connection (and the abort listener) until it is closed.
+    if (body !== undefined && !body.readableEnded && !body.destroyed) body.destroy()
+  }
+}
+
+async function readResponse(
+  response: Dispatcher.ResponseData,
+  spec: Call,
+  maxResponseBytes: number,
+): Promise<unknown> {
+  const { statusCode: status, headers, body } = response
+  const { endpoint } = spec
+  if (status !== 200) {
+    await drain(body)
+    if (status === 404 && spec.notFoundIsNull) return null
+    throw statusError(status, headers, endpoint)
+  }
+
+  const contentType = headers['content-type']
+  if (typeof contentType !== 'string' || !JSON_MEDIA_TYPE.test(contentType.trim())) {
+    throw upstream('ERR_UPSTREAM_BODY', `The group service answered ${endpoint} with a body that is not JSON`, endpoint, status)
+  }
+  const contentEncoding = headers['content-encoding']
+  if (contentEncoding !== undefined && !(typeof contentEncoding === 'string' && /^\s*identity\s*$/i.test(contentEncoding))) {
+    // No Accept-Encoding is sent, so an encoded body is unexpected and is not decoded.
+    throw upstream('ERR_UPSTREAM_BODY', `The group service answered ${endpoint} with an encoded body`, endpoint, status)
+  }
+  const tooLarge = (): UpstreamError =>
+    upstream(
+      'ERR_UPSTREAM_BODY_TOO_LARGE',
+      `The group service answered ${endpoint} with a body larger than ${maxResponseBytes} bytes`,
+      endpoint,
+      status,
+    )
+  const declaredLength = headers['content-length']
+  if (typeof declaredLength === 'string' && Number(declaredLength) > maxResponseBytes) throw tooLarge()
+
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > maxResponseBytes) throw tooLarge()
+    chunks.push(chunk)
+  }
+
+  try {
+    // RFC 8259: JSON between systems is UTF-8; a leading BOM is dropped by the decoder.
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size))
+    return parseJson(text)
+  } catch (err) {
+    const reason = err instanceof BodyShapeError ? err.message : 'the body is not valid UTF-8'
+    throw upstream('ERR_UPSTREAM_BODY', `The group service answered ${endpoint} with a bad body: ${reason}`, endpoint, status)
+  }
+}
+
+function statusError(status: number, headers: Dispatcher.ResponseData['headers'], endpoint: GroupsEndpoint): VootError {
+  if (status === 401) return new InvalidTokenError()
+  if (status === 403) {
+    // The upstream's own message is left out: it could echo parts of the request.
+    return new InsufficientScopeError(
+      endpoint.startsWith('me/')
+        ? `The group service refused ${endpoint}: it requires a personal token with the groups scope`
+        : `The group service refused ${endpoint} for this token`,
+    )
+  }
+  if (status === 429) {
+    const retryAfter = parseRetryAfter(headers['retry-after'])
+    return new UpstreamError('ERR_UPSTREAM_RATE_LIMITED', `The group service rate-limited ${endpoint}`, {
+      endpoint,
+      upstreamStatus: status,
+      ...(retryAfter === undefined ? {} : { retryAfter, headers: { 'retry-after': String(retryAfter) } }),
+    })
+  }
+  if (status >= 300 && status < 400) {
+    return upstream(
+      'ERR_UPSTREAM_REDIRECT',
+      `The group service answered ${endpoint} with a redirect (${status}), which is never followed`,
+      endpoint,
+      status,
+    )
+  }
+  return upstream('ERR_UPSTREAM_STATUS', `The group service answered ${endpoint} with status ${status}`, endpoint, status)
+}
+
+function upstream(code: UpstreamErrorCode, message: string, endpoint: GroupsEndpoint, status: number): UpstreamError {
+  return new UpstreamError(code, message, { endpoint, upstreamStatus: status })
+}
+
+/** Reads a small error body so the connection is reused; a large one is destroyed instead. */
+async function drain(body: Dispatcher.ResponseData['body']): Promise<void> {
+  try {
+    await body.dump({ limit: ERROR_BODY_DRAIN_LIMIT })
+  } catch {
+    // The status already decides the outcome; a broken error body changes nothing.
+  }
+}
+
+function parsed<T>(endpoint: GroupsEndpoint, parse: () => T): T {
+  try {
+    return parse()
+  } catch (err) {
+    if (!(err instanceof BodyShapeError)) throw err
+    throw new UpstreamError('ERR_UPSTREAM_BODY', `The group service answered ${endpoint} with a bad body: ${err.message}`, {
+      endpoint,
+      upstreamStatus: 200,
+    })
+  }
+}
+
+function assertToken(token: unknown): asserts token is string {
+  // Fixed messages: the token itself is never echoed.
+  if (typeof token !== 'string' || token === '') throw new TokenMalformedError('The bearer token must be a non-empty string')
+  if (token.length > MAX_TOKEN_LENGTH) {
+    throw new TokenMalformedError(`The bearer token is longer than ${MAX_TOKEN_LENGTH} characters`)
+  }
+  if (!B64TOKEN.test(token)) {
+    throw new TokenMalformedError('The bearer token contains characters RFC 6750 does not allow')
+  }
+}
+
+function optionalToken(token: unknown): string | undefined {
+  if (token === undefined) return undefined
+  assertToken(token)
+  return token
+}
+
+function showAllQuery(showAll: unknown): string {
+  return showAll === true ? '?showAll=true' : ''
+}
+
+function searchQuery(query: unknown): string {
+  if (query === undefined || query === '') return ''
+  if (typeof query !== 'string') throw new InvalidArgumentError('groups({ query }): query must be a string')
+  try {
+    return `?query=${encodeURIComponent(query)}`
+  } catch {
+    // encodeURIComponent throws on a lone surrogate.
+    throw new InvalidArgumentError('groups({ query }): query must be well-formed Unicode')
+  }
+}
+
+/**
+ * Returns `err`, or a stand-in when anything reachable from it (message, stack, string
+ * properties, causes) contains the token. undici's own errors never do, but a custom
+ * dispatcher's might (undici's MockAgent puts the request headers into its message).
+ */
+function withoutSecret(err: unknown, token: string | undefined): unknown {
+  if (token === undefined || !mentions(err, token, 0, new Set())) return err
+  const standIn = new Error('The underlying network error was withheld because it contained the bearer token')
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && !code.includes(token)) Object.assign(standIn, { code })
+  return standIn
+}
+
+function mentions(value: unknown, secret: string, depth: number, seen: Set<object>): boolean {
+  if (typeof value === 'string') return value.includes(secret)
+  if (typeof value !== 'object' || value === null || seen.has(value) || ArrayBuffer.isView(value)) return false
+  // Deeper than this is not an error object worth keeping: withhold it.
+  if (depth > 5) return true
+  seen.add(value)
+  try {
+    if (value instanceof Error && (mentions(value.message, secret, depth, seen) || mentions(value.stack, secret, depth, seen))) {
+      return true
+    }
+    const keys = [...Object.keys(value), ...(value instanceof Error ? ['cause'] : [])]
+    return keys.some((key) => mentions((value as Record<string, unknown>)[key], secret, depth + 1, seen))
+  } catch {
+    return true
+  }
+}
