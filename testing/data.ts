@@ -9,9 +9,10 @@ import { InvalidArgumentError } from '../src/errors.js'
 import { assertGroupId } from '../src/group-id.js'
 import type { GroupType, Membership, Translatable } from '../src/types.js'
 
+export { defaultData } from './default-data.js'
+
 /**
- * A group as the emulator stores it. Every field except `public` is served as is;
- * any further attributes are served too.
+ * A group as the emulator stores and serves it; further attributes are served too.
  *
  * @example
  * ```ts

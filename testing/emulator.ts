@@ -1,0 +1,321 @@
+/**
+ * The emulator: one loopback HTTP server with the six group endpoints (under `/groups` and
+ * `/v1/groups`) and the authorization server beside them, plus the controls a test needs
+ * (tokens, faults, latency, a rate limit, a request log and an injectable clock).
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { InvalidArgumentError, InvalidOptionError } from '../src/errors.js'
+import { INTERNAL_ERROR, NOT_FOUND, writeAnswer } from './answer.js'
+import { identifyCaller } from './bearer-auth.js'
+import { loadEmulatorData } from './data-file.js'
+import { validateEmulatorData, type EmulatorData } from './data.js'
+import { defaultData } from './default-data.js'
+import {
+  pause,
+  replacementAnswer,
+  resetConnection,
+  writeOversized,
+  writeSlowly,
+  writeTruncated,
+  wrongShape,
+} from './fault-answers.js'
+import { FaultRegistry, type FaultController } from './faults.js'
+import { answerGroupRequest, decodePathname, isGroupServicePath, LIST_ROUTES, matchGroupRoute } from './group-routes.js'
+import { createRateLimiter, type RateLimiter } from './rate-limiter.js'
+import { RequestLog, type RecordedRequest } from './request-log.js'
+import { TokenStore } from './token-store.js'
+
+/**
+ * Options of {@link startEmulator}.
+ *
+ * @example
+ * ```ts
+ * await startEmulator({ data: './groups.json', latency: 20, rateLimit: { limit: 100, windowMs: 1000 } })
+ * ```
+ */
+export interface EmulatorOptions {
+  /** Port to listen on. Default 0 (any free port). */
+  port?: number
+  /** Address to listen on. Default `'127.0.0.1'`. */
+  host?: string
+  /** A data set, or the path of a JSON file with one. Default {@link defaultData}. */
+  data?: EmulatorData | string
+  /** Milliseconds added to every group-endpoint answer. Default 0. */
+  latency?: number
+  /** Per client address: past `limit` requests in `windowMs`, answer 429 with an empty body and `Retry-After`. Default: none. */
+  rateLimit?: { limit: number; windowMs: number }
+  /** Clock for token expiry, dated memberships, the rate limit and log times. Default `Date.now`. */
+  now?: () => number
+}
+
+/** Options of {@link Emulator.issueToken}. */
+export interface IssueTokenOptions {
+  /** Default `['openid', 'userid', 'profile', 'groups']`. */
+  scopes?: string[]
+  /** Lifetime in seconds. Default 28 800 (8 hours, as the real service). */
+  expiresIn?: number
+  /** Default: the data set's first client, else `'emulator-client'`. */
+  clientId?: string
+}
+
+/** Options of {@link Emulator.issueClientToken}. */
+export interface IssueClientTokenOptions {
+  /** Default `['groups']` (a client token never reads `me/*`, whatever its scopes). */
+  scopes?: string[]
+  /** Lifetime in seconds. Default 28 800. */
+  expiresIn?: number
+  /** Default: the data set's first client, else `'emulator-client'`. */
+  clientId?: string
+}
+
+/**
+ * A running emulator.
+ *
+ * @example
+ * ```ts
+ * const emulator = await startEmulator()
+ * const token = emulator.issueToken('alice')
+ * const res = await fetch(`${emulator.baseUrl}/me/groups`, { headers: { authorization: `Bearer ${token}` } })
+ * await emulator.close()
+ * ```
+ */
+export interface Emulator {
+  /** Base URL of the group endpoints, with the `/groups` prefix and no trailing slash. */
+  readonly baseUrl: string
+  /** Base URL of the authorization server (same server, no path). */
+  readonly authUrl: string
+  /** The data served. Live: changes take effect on the next request. */
+  readonly data: EmulatorData
+  /** The tokens the group endpoints and the authorization server accept. */
+  readonly tokens: TokenStore
+  /** Issues a personal token for a user of the data set; throws for an unknown user. */
+  issueToken(userId: string, options?: IssueTokenOptions): string
+  /** Issues a client-only token (client credentials style, no user). */
+  issueClientToken(options?: IssueClientTokenOptions): string
+  /** Revokes a token: the group endpoints answer 401 for it from now on. */
+  revokeToken(token: string): void
+  /** Requests received so far (group endpoints and authorization server), oldest first. Never contains a token. */
+  readonly requests: readonly RecordedRequest[]
+  /**
+   * Requests whose pathname equals `path` (as received, or decoded segment by segment);
+   * all requests without `path`.
+   */
+  count(path?: string): number
+  /** Clears {@link Emulator.requests} and the counters. */
+  resetLog(): void
+  /** Fault injection for the group endpoints. */
+  readonly faults: FaultController
+  /** Stops the server, destroying open and hanging connections. Resolves once closed. */
+  close(): Promise<void>
+}
+
+/**
+ * What `testing/oauth-server.ts` provides: handles a request that is not for the group
+ * endpoints, resolving `true` when it did.
+ */
+interface AuthorizationServer {
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>
+}
+
+const DEFAULT_EXPIRES_IN = 8 * 60 * 60
+const DEFAULT_USER_SCOPES = ['openid', 'userid', 'profile', 'groups']
+const DEFAULT_CLIENT_SCOPES = ['groups']
+
+/**
+ * Starts an emulator of a VOOT group service (and its authorization server) on loopback.
+ *
+ * @throws {@link InvalidOptionError} for an invalid option, including an invalid data set
+ *   (the message names the bad field, such as `options.data: users[2].memberships[0].groupId: unknown group "x"`).
+ * @example
+ * ```ts
+ * import { startEmulator } from 'voot-guard/testing'
+ *
+ * const emulator = await startEmulator()
+ * const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })
+ * await resolver.membership(emulator.issueToken('alice'), 'fc:org:example.org') // { basic: 'admin', ... }
+ * await emulator.close()
+ * ```
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const { port = 0, host = '127.0.0.1', latency = 0, now = Date.now } = options
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError('port', 'must be an integer from 0 to 65535')
+  if (typeof host !== 'string' || host === '') throw new InvalidOptionError('host', 'must be a non-empty string')
+  if (typeof latency !== 'number' || !Number.isFinite(latency) || latency < 0) {
+    throw new InvalidOptionError('latency', 'must be a non-negative number of milliseconds')
+  }
+  if (typeof now !== 'function') throw new InvalidOptionError('now', 'must be a function returning ms since the epoch')
+  if (options.rateLimit !== undefined && (typeof options.rateLimit !== 'object' || options.rateLimit === null)) {
+    throw new InvalidOptionError('rateLimit', 'must be an object { limit, windowMs }')
+  }
+  const limiter: RateLimiter | undefined = options.rateLimit && createRateLimiter({ ...options.rateLimit, now })
+  const data = await resolveData(options.data)
+
+  const tokens = new TokenStore(now)
+  const log = new RequestLog()
+  const faults = new FaultRegistry()
+  let authorizationServer: AuthorizationServer | undefined
+  let origin = ''
+
+  const handleGroupRequest = async (req: IncomingMessage, res: ServerResponse, rawUrl: string, entry: { user?: string }, signal: AbortSignal): Promise<void> => {
+    const queryStart = rawUrl.indexOf('?')
+    const pathname = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart)
+    const caller = identifyCaller(req.headers.authorization, tokens)
+    if (caller.kind === 'token' && caller.record.userId !== undefined) entry.user = caller.record.userId
+    const verdict = limiter?.take(req.socket.remoteAddress ?? '')
+    if (!(await pause(latency, signal))) return
+    if (verdict?.allowed === false) {
+      writeAnswer(res, { status: 429, headers: { 'retry-after': String(verdict.retryAfterSeconds) }, body: '' })
+      return
+    }
+
+    const route = matchGroupRoute(pathname)
+    const fault = faults.take({ token: caller.token, pathname, decodedPathname: decodePathname(pathname), route: route?.name })
+    switch (fault?.kind) {
+      case 'latency':
+        if (!(await pause(fault.ms, signal))) return
+        break
+      case 'hang':
+        return // The socket stays open, headers unsent, until the client gives up or close().
+      case 'reset':
+        resetConnection(req.socket)
+        return
+      case 'oversized':
+        await writeOversized(res, fault.bytes, signal)
+        return
+    }
+    const replacement = fault && replacementAnswer(fault)
+    if (replacement !== undefined) {
+      writeAnswer(res, replacement)
+      return
+    }
+
+    const answer =
+      route === undefined
+        ? NOT_FOUND
+        : answerGroupRequest({
+            method: req.method ?? 'GET',
+            route,
+            query: new URLSearchParams(queryStart === -1 ? '' : rawUrl.slice(queryStart + 1)),
+            caller,
+            data,
+            now: now(),
+            ...(fault?.kind === 'partial' ? { omit: new Set(fault.omit) } : {}),
+          })
+    switch (fault?.kind) {
+      case 'wrong-shape':
+        writeAnswer(res, wrongShape(answer, route !== undefined && LIST_ROUTES.has(route.name)))
+        return
+      case 'reset-mid-body':
+        writeTruncated(res, answer)
+        return
+      case 'slow-body':
+        await writeSlowly(res, answer, fault.bytesPerSecond, signal)
+        return
+    }
+    writeAnswer(res, answer)
+  }
+
+  const handleOtherRequest = async (req: IncomingMessage, res: ServerResponse, rawUrl: string, entry: { user?: string }): Promise<void> => {
+    const caller = identifyCaller(req.headers.authorization, tokens)
+    if (caller.kind === 'token' && caller.record.userId !== undefined) entry.user = caller.record.userId
+    // Only origin-form targets: '//host/x' or an absolute URL must not turn into another origin.
+    const handled = rawUrl.startsWith('/') && authorizationServer !== undefined && (await authorizationServer.handle(req, res, new URL(origin + rawUrl)))
+    if (!handled && !res.headersSent && !res.destroyed) writeAnswer(res, NOT_FOUND)
+  }
+
+  const dispatch = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const rawUrl = req.url ?? '/'
+    const entry = log.start(req.method ?? 'GET', rawUrl, now(), res)
+    const connection = new AbortController()
+    res.once('close', () => connection.abort())
+    try {
+      const queryStart = rawUrl.indexOf('?')
+      if (isGroupServicePath(queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart))) {
+        await handleGroupRequest(req, res, rawUrl, entry, connection.signal)
+      } else {
+        await handleOtherRequest(req, res, rawUrl, entry)
+      }
+    } catch {
+      if (!res.headersSent) writeAnswer(res, INTERNAL_ERROR)
+      else res.destroy()
+    }
+  }
+
+  const server = createServer((req, res) => void dispatch(req, res))
+  await listen(server, port, host)
+  const address = server.address() as AddressInfo
+  origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+  authorizationServer = undefined // wired in by testing/oauth-server.ts
+
+  const defaultClientId = (): string => data.clients[0]?.clientId ?? 'emulator-client'
+  let closing: Promise<void> | undefined
+
+  return {
+    baseUrl: `${origin}/groups`,
+    authUrl: origin,
+    data,
+    tokens,
+    issueToken(userId, issueOptions = {}) {
+      if (!data.users.some((user) => user.id === userId)) {
+        throw new InvalidArgumentError(`issueToken: unknown user ${JSON.stringify(userId)}`)
+      }
+      return tokens.issue({
+        userId,
+        clientId: issueOptions.clientId ?? defaultClientId(),
+        scopes: issueOptions.scopes ?? DEFAULT_USER_SCOPES,
+        expiresIn: issueOptions.expiresIn ?? DEFAULT_EXPIRES_IN,
+      })
+    },
+    issueClientToken(issueOptions = {}) {
+      return tokens.issue({
+        clientId: issueOptions.clientId ?? defaultClientId(),
+        scopes: issueOptions.scopes ?? DEFAULT_CLIENT_SCOPES,
+        expiresIn: issueOptions.expiresIn ?? DEFAULT_EXPIRES_IN,
+      })
+    },
+    revokeToken(token) {
+      tokens.revoke(token)
+    },
+    get requests() {
+      return log.entries
+    },
+    count(path) {
+      return log.count(path)
+    },
+    resetLog() {
+      log.reset()
+    },
+    faults,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((err) => (err === undefined ? resolve() : reject(err)))
+        // Hanging and slow answers would keep server.close() waiting forever.
+        server.closeAllConnections()
+      })
+      return closing
+    },
+  }
+}
+
+async function resolveData(data: EmulatorData | string | undefined): Promise<EmulatorData> {
+  try {
+    if (data === undefined) return validateEmulatorData(defaultData)
+    if (typeof data === 'string') return await loadEmulatorData(data)
+    return validateEmulatorData(data)
+  } catch (err) {
+    throw new InvalidOptionError('data', (err as Error).message, { cause: err })
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}

@@ -1,0 +1,39 @@
+/**
+ * `voot-guard/testing`: an emulator of a VOOT group service and its authorization server,
+ * for tests, examples and local development. It behaves like the real service (statuses,
+ * bodies, challenges, partial answers, `%2F` in ids) and can misbehave on demand (faults,
+ * latency, rate limits).
+ *
+ * @example
+ * ```ts
+ * import { startEmulator } from 'voot-guard/testing'
+ *
+ * const emulator = await startEmulator()
+ * const token = emulator.issueToken('bob')
+ * emulator.faults.add({ kind: 'status', status: 503 }, { times: 1 })
+ * // ... exercise the code under test against emulator.baseUrl ...
+ * await emulator.close()
+ * ```
+ *
+ * @module
+ */
+export {
+  startEmulator,
+  type Emulator,
+  type EmulatorOptions,
+  type IssueClientTokenOptions,
+  type IssueTokenOptions,
+} from './emulator.js'
+export {
+  validateEmulatorData,
+  type EmulatorClient,
+  type EmulatorData,
+  type EmulatorGroup,
+  type EmulatorMembership,
+  type EmulatorUser,
+} from './data.js'
+export { loadEmulatorData } from './data-file.js'
+export { defaultData, ADHOC_GROUP_ID, ORG_ID, PUBLIC_ADHOC_GROUP_ID, SCHOOL_GROUP_ID } from './default-data.js'
+export { TokenStore, type TokenIssueRequest, type TokenRecord } from './token-store.js'
+export type { Fault, FaultController, FaultMatch } from './faults.js'
+export type { RecordedRequest } from './request-log.js'
