@@ -1,6 +1,19 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
+const source = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
+
 export default defineConfig({
+  resolve: {
+    // Examples import the package by name, as users do; tests run them from source.
+    alias: [
+      { find: /^voot-guard$/, replacement: source('./src/index.ts') },
+      { find: /^voot-guard\/express$/, replacement: source('./adapters/express/index.ts') },
+      { find: /^voot-guard\/koa$/, replacement: source('./adapters/koa/index.ts') },
+      { find: /^voot-guard\/testing$/, replacement: source('./testing/index.ts') },
+      { find: /^voot-guard\/oauth$/, replacement: source('./oauth/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Servers in the tests listen on loopback; a generous timeout absorbs a slow CI machine

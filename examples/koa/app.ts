@@ -1,0 +1,40 @@
+/**
+ * Koa example: the same routes as the Express example, with Koa's own error handling.
+ *
+ *   VOOT_BASE_URL=https://groups-api.example.org/groups npx tsx examples/koa/app.ts
+ */
+import Koa from 'koa'
+import { pathToFileURL } from 'node:url'
+import { createGuard } from 'voot-guard/koa'
+
+/** Builds the app; `baseUrl` is the group service's address WITH its /groups prefix. */
+export function createApp(baseUrl: string): Koa {
+  const guard = createGuard({ baseUrl, realm: 'voot-guard-example' })
+  const staff = guard.requireGroup('fc:org:example.org', 'admin') // admin on fc:org = employee
+  const me = guard.authenticate()
+  const app = new Koa()
+
+  // A tiny router keeps the example free of extra dependencies; use @koa/router in real apps.
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/api/me') {
+      await me(ctx, async () => {
+        const groups = await ctx.state.voot!.groups()
+        ctx.body = { groups: groups.map((g) => ({ id: g.id, role: g.membership.basic })) }
+      })
+    } else if (ctx.path === '/api/staff') {
+      await staff(ctx, async () => {
+        ctx.body = { message: 'Hello, colleague', decision: ctx.state.voot!.decision }
+      })
+    } else {
+      await next()
+    }
+  })
+  return app
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const baseUrl = process.env.VOOT_BASE_URL
+  if (baseUrl === undefined) throw new Error('Set VOOT_BASE_URL to the group service address (with /groups)')
+  const port = Number(process.env.PORT ?? 3001)
+  createApp(baseUrl).listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}`))
+}
