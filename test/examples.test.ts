@@ -1,0 +1,68 @@
+/**
+ * Smoke tests: the examples run against the emulator and do what their comments say.
+ */
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { request } from 'undici'
+import { startEmulator, type Emulator } from 'voot-guard/testing'
+import { createApp as createExpressApp } from '../examples/express/app.js'
+import { createApp as createKoaApp } from '../examples/koa/app.js'
+import { mayPublish } from '../examples/service/check.js'
+
+let emulator: Emulator
+beforeAll(async () => {
+  emulator = await startEmulator()
+})
+afterAll(async () => {
+  await emulator.close()
+})
+
+async function serve(listener: Parameters<typeof import('node:http').createServer>[1]): Promise<{ url: string; server: Server }> {
+  const { createServer } = await import('node:http')
+  const server = createServer(listener)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
+}
+
+async function status(url: string, token?: string): Promise<number> {
+  const response = await request(url, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } })
+  await response.body.dump()
+  return response.statusCode
+}
+
+describe.each([
+  ['express', () => createExpressApp],
+  ['koa', () => (baseUrl: string) => createKoaApp(baseUrl).callback()],
+] as const)('examples/%s', (_name, factory) => {
+  let url: string
+  let server: Server
+  beforeAll(async () => {
+    ;({ url, server } = await serve(factory()(emulator.baseUrl)))
+  })
+  afterAll(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+
+  it('allows an employee, forbids a student, asks for a token, and fails closed', async () => {
+    expect(await status(`${url}/api/staff`, emulator.issueToken('alice'))).toBe(200)
+    expect(await status(`${url}/api/staff`, emulator.issueToken('bob'))).toBe(403)
+    expect(await status(`${url}/api/staff`)).toBe(401)
+    const token = emulator.issueToken('alice')
+    const fault = emulator.faults.add({ kind: 'status', status: 500 }, { token })
+    expect(await status(`${url}/api/staff`, token)).toBe(503)
+    emulator.faults.remove(fault)
+    expect(await status(`${url}/api/me`, emulator.issueToken('erin'))).toBe(200)
+  })
+})
+
+describe('examples/service', () => {
+  it('decides with resolver.check', async () => {
+    expect(await mayPublish(emulator.baseUrl, emulator.issueToken('alice'))).toBe(true)
+    expect(await mayPublish(emulator.baseUrl, emulator.issueToken('bob'))).toBe(false)
+    const token = emulator.issueToken('alice')
+    emulator.faults.add({ kind: 'status', status: 502 }, { token })
+    await expect(mayPublish(emulator.baseUrl, token)).rejects.toMatchObject({ code: 'ERR_UPSTREAM_STATUS' })
+  })
+})
