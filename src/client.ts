@@ -285,6 +285,9 @@ async function send(
       method: 'GET',
       headers,
       signal: controller.signal,
+      // undici's redirect interceptor honours 0 as "do not follow", so a caller-supplied
+      // dispatcher composed with it still never sends the token to a Location.
+      ...({ maxRedirections: 0 } as object),
     })
     body = response.body
     return await readResponse(response, spec, settings.maxResponseBytes)

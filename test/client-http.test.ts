@@ -5,6 +5,7 @@ import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { inspect } from 'node:util'
+import { Agent, interceptors } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createGroupsClient } from '../src/client.js'
 import type { GroupsClient } from '../src/client.js'
@@ -207,6 +208,20 @@ describe('groups client over real HTTP', () => {
     expect((err as UpstreamError).upstreamStatus).toBe(302)
     expect(target.requests).toHaveLength(0)
     expect(target.connections).toBe(0)
+  })
+
+  it('a redirect is not followed even by a caller dispatcher composed with the redirect interceptor', async () => {
+    const target = await startServer((_req, res) => json(res, 200, []))
+    const server = await startServer((_req, res) => {
+      res.writeHead(307, { location: `${target.url}/groups/me/groups` })
+      res.end()
+    })
+    const dispatcher = new Agent().compose(interceptors.redirect({ maxRedirections: 3 }))
+    cleanups.push(() => dispatcher.close())
+    const client = createGroupsClient({ baseUrl: `${server.url}/groups`, dispatcher })
+    const err = await rejection(client.myGroups(TOKEN))
+    expect((err as UpstreamError).code).toBe('ERR_UPSTREAM_REDIRECT')
+    expect(target.requests).toHaveLength(0)
   })
 
   it('a caller abort -> AbortedError; a concurrent call on the same client still succeeds', async () => {
