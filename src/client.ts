@@ -114,7 +114,14 @@ export interface GroupsClient {
   close(): Promise<void>
 }
 
-/** Longest accepted bearer token, in characters (as the adapters enforce). */
+/**
+ * Longest bearer token the client sends, in characters (the adapters enforce the same).
+ *
+ * @example
+ * ```ts
+ * if (token.length > MAX_TOKEN_LENGTH) return res.status(400).end()
+ * ```
+ */
 export const MAX_TOKEN_LENGTH = 4096
 
 // RFC 6750 section 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
@@ -305,9 +312,17 @@ async function send(
     clearTimeout(timer)
     callerSignal?.removeEventListener('abort', onCallerAbort)
     // An unread body holds its connection (and the abort listener) until it is closed.
-    if (body !== undefined && !body.readableEnded && !body.destroyed) body.destroy()
+    if (body !== undefined && !body.readableEnded && !body.destroyed) {
+      // undici's body emits an AbortError when destroyed unread; with no listener that
+      // would be an uncaught exception that takes the whole process down.
+      body.on('error', ignoreError)
+      body.destroy()
+    }
   }
 }
+
+/** Swallows the error a deliberately destroyed body emits. */
+function ignoreError(): void {}
 
 async function readResponse(
   response: Dispatcher.ResponseData,
@@ -468,7 +483,8 @@ function mentions(value: unknown, secret: string, depth: number, seen: Set<objec
     if (value instanceof Error && (mentions(value.message, secret, depth, seen) || mentions(value.stack, secret, depth, seen))) {
       return true
     }
-    const keys = [...Object.keys(value), ...(value instanceof Error ? ['cause'] : [])]
+    // `cause` and AggregateError's `errors` are own but not enumerable.
+    const keys = [...Object.keys(value), ...(value instanceof Error ? ['cause', 'errors'] : [])]
     return keys.some((key) => mentions((value as Record<string, unknown>)[key], secret, depth + 1, seen))
   } catch {
     return true

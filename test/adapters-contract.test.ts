@@ -119,6 +119,10 @@ describe.each(FRAMEWORKS)('%s adapter', (framework) => {
     ['invalid JSON', { kind: 'invalid-json' }],
     ['a redirect', { kind: 'redirect', location: 'http://127.0.0.1:9/steal' }],
     ['a hang', { kind: 'hang' }],
+    ['a wrong shape', { kind: 'wrong-shape' }],
+    ['a non-JSON body', { kind: 'non-json' }],
+    ['an oversized body', { kind: 'oversized', bytes: 2 << 20 }],
+    ['a reset connection', { kind: 'reset' }],
   ] as const)('503 with Retry-After when the group service fails with %s', async (_label, fault) => {
     const token = emulator.issueToken('alice')
     emulator.faults.add(fault, { token })
@@ -163,4 +167,64 @@ it('validates guard arguments when routes are declared', async () => {
   expect(() => guard.requireGroup(ORG, 'emperor')).toThrow(/Unknown role/)
   expect(() => guard.requireAnyGroup([])).toThrow(/non-empty/)
   expect(() => createGuard({ baseUrl: emulator.baseUrl, realm: 'a\r\nb' })).toThrow(/realm/)
+})
+
+describe('upstream faults outside the emulator', () => {
+  it('503 when the connection is refused', async () => {
+    const { createServer } = await import('node:http')
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as { port: number }).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    for (const framework of FRAMEWORKS) {
+      const app = await startApp(framework, { baseUrl: `http://127.0.0.1:${port}/groups` })
+      const res = await get(`${app.url}/admin`, { authorization: 'Bearer some-token' })
+      expect(res.status).toBe(503)
+      expect(res.headers['retry-after']).toBe('5')
+      expect(app.handlerCalls).toBe(0)
+      await app.close()
+    }
+  })
+
+  it('never sends the token to a redirect target', async () => {
+    const { createServer } = await import('node:http')
+    const seen: string[] = []
+    const target = createServer((req, res) => {
+      seen.push(`${req.url} ${req.headers.authorization ?? ''}`)
+      res.end('[]')
+    })
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
+    const location = `http://127.0.0.1:${(target.address() as { port: number }).port}/groups/me/groups`
+    const token = emulator.issueToken('alice')
+    for (const status of [301, 302, 307, 308] as const) {
+      emulator.faults.add({ kind: 'redirect', location, status }, { token })
+      const app = await startApp('express5', { baseUrl: emulator.baseUrl })
+      const res = await get(`${app.url}/admin`, { authorization: `Bearer ${token}` })
+      expect(res.status).toBe(503)
+      await app.close()
+      emulator.faults.clear()
+    }
+    expect(seen).toEqual([])
+    await new Promise<void>((resolve) => target.close(() => resolve()))
+  })
+})
+
+describe('hostile group ids reach the group service as one segment or not at all', () => {
+  it.each(['a/b', 'a?b#c', 'a%2Fb', '50%', 'ä ö', 'x/../../groups'])('%j', async (id) => {
+    const { createMembershipResolver } = await import('../src/index.js')
+    const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })
+    emulator.resetLog()
+    const decision = await resolver.check(emulator.issueToken('alice'), (await import('../src/index.js')).group(id))
+    expect(decision).toMatchObject({ allowed: false, reason: 'not_member' })
+    const paths = emulator.requests.map((r) => r.path)
+    expect(paths).toEqual(['/groups/me/groups', `/groups/me/groups/${encodeURIComponent(id)}`])
+    await resolver.close()
+  })
+
+  it.each(['..', '.', '%2e%2e', 'a\r\nb', ''])('%j is refused before any request', async (id) => {
+    const { group } = await import('../src/index.js')
+    emulator.resetLog()
+    expect(() => group(id)).toThrow()
+    expect(emulator.count()).toBe(0)
+  })
 })
