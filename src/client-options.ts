@@ -7,15 +7,54 @@ import type { Dispatcher } from 'undici'
 import { InvalidOptionError } from './errors.js'
 import { VERSION } from './version.js'
 
-/** Default whole-call deadline of one upstream call, in ms. */
+/**
+ * Default whole-call deadline of one upstream call, in ms.
+ *
+ * @example
+ * ```ts
+ * const timeout = options.timeout ?? DEFAULT_TIMEOUT // 5000
+ * ```
+ */
 export const DEFAULT_TIMEOUT = 5000
-/** Longest accepted `timeout`, in ms (ten minutes). */
+
+/**
+ * Longest accepted `timeout`, in ms (ten minutes).
+ *
+ * @example
+ * ```ts
+ * createGroupsClient({ baseUrl, timeout: MAX_TIMEOUT })
+ * ```
+ */
 export const MAX_TIMEOUT = 600_000
-/** Default `maxResponseBytes` (1 MiB). */
+
+/**
+ * Default `maxResponseBytes` (1 MiB).
+ *
+ * @example
+ * ```ts
+ * createGroupsClient({ baseUrl, maxResponseBytes: 4 * DEFAULT_MAX_RESPONSE_BYTES })
+ * ```
+ */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1 << 20
-/** Largest accepted `maxResponseBytes` (64 MiB). */
+
+/**
+ * Largest accepted `maxResponseBytes` (64 MiB).
+ *
+ * @example
+ * ```ts
+ * createGroupsClient({ baseUrl, maxResponseBytes: MAX_MAX_RESPONSE_BYTES })
+ * ```
+ */
 export const MAX_MAX_RESPONSE_BYTES = 64 << 20
-/** Default `User-Agent` header of every upstream call. */
+
+/**
+ * Default `User-Agent` header of every upstream call: `voot-guard/<version>`.
+ *
+ * @example
+ * ```ts
+ * createGroupsClient({ baseUrl, userAgent: `my-app/1.0 ${DEFAULT_USER_AGENT}` })
+ * ```
+ */
 export const DEFAULT_USER_AGENT = `voot-guard/${VERSION}`
 
 /**

@@ -4,7 +4,15 @@
  * @module
  */
 
-/** Longest wait ever derived from a `Retry-After` header, in seconds (one hour). */
+/**
+ * Longest wait ever derived from a `Retry-After` header, in seconds (one hour): a hostile
+ * or broken upstream cannot make clients stay away for longer.
+ *
+ * @example
+ * ```ts
+ * parseRetryAfter('86400') === MAX_RETRY_AFTER_SECONDS // true
+ * ```
+ */
 export const MAX_RETRY_AFTER_SECONDS = 3600
 
 const DELTA_SECONDS = /^\d+$/

@@ -6,7 +6,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { inspect } from 'node:util'
 import { Agent, interceptors } from 'undici'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createGroupsClient } from '../src/client.js'
 import type { GroupsClient } from '../src/client.js'
 import { AbortedError, UpstreamError } from '../src/errors.js'
@@ -112,15 +112,32 @@ describe('groups client over real HTTP', () => {
     expect(server.connections).toBe(1)
   })
 
-  it('leaves no timer behind after a call', async () => {
-    const server = await startServer((_req, res) => json(res, 200, []))
-    const client = clientFor(server, { timeout: 60_000 })
-    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
-    await client.myGroups(TOKEN)
-    const before = timers()
-    await client.myGroups(TOKEN)
-    await expect(client.myGroups(TOKEN, { signal: new AbortController().signal })).resolves.toEqual([])
-    expect(timers()).toBe(before)
+  it('clears its deadline timer when a call settles, on success and on failure', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/groups/grouptypes') return json(res, 500, { message: 'Internal server error' })
+      json(res, 200, [])
+    })
+    // A distinctive timeout tells the client's deadline timers from undici's own.
+    const timeout = 59_999
+    const client = clientFor(server, { timeout })
+    const started: unknown[] = []
+    const cleared = new Set<unknown>()
+    const setSpy = vi.spyOn(globalThis, 'setTimeout')
+    const clearSpy = vi.spyOn(globalThis, 'clearTimeout')
+    try {
+      await client.myGroups(TOKEN)
+      await client.myGroups(TOKEN, { signal: new AbortController().signal })
+      await rejection(client.groupTypes())
+      setSpy.mock.calls.forEach((args, i) => {
+        if (args[1] === timeout) started.push(setSpy.mock.results[i]?.value)
+      })
+      for (const [handle] of clearSpy.mock.calls) cleared.add(handle)
+    } finally {
+      setSpy.mockRestore()
+      clearSpy.mockRestore()
+    }
+    expect(started).toHaveLength(3)
+    for (const handle of started) expect(cleared.has(handle)).toBe(true)
   })
 
   it('a server that never answers -> ERR_UPSTREAM_TIMEOUT within the deadline', async () => {
