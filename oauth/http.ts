@@ -59,6 +59,8 @@ export function createHttpSend(limits: HttpLimits): HttpSend {
           headers: req.headers,
           ...(req.body === undefined ? {} : { body: req.body }),
           signal: controller.signal,
+          // A dispatcher with undici's redirect interceptor would otherwise follow redirects.
+          ...({ maxRedirections: 0 } as object),
           ...(limits.dispatcher === undefined ? {} : { dispatcher: limits.dispatcher }),
         })
       } catch (err) {
