@@ -5,6 +5,7 @@
  */
 import type { Dispatcher } from 'undici'
 import { InvalidOptionError } from './errors.js'
+import { baseUrlOption, integerOption } from './option-checks.js'
 import { VERSION } from './version.js'
 
 /**
@@ -149,35 +150,8 @@ export function resolveGroupsClientOptions(options: GroupsClientOptions): Resolv
 }
 
 function parseBaseUrl(value: unknown): { origin: string; basePath: string } {
-  // The value is never echoed: a rejected URL may carry credentials.
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new InvalidOptionError('baseUrl', 'must be a non-empty string')
-  }
-  let url: URL
-  try {
-    url = new URL(value.trim())
-  } catch {
-    throw new InvalidOptionError('baseUrl', 'must be an absolute http: or https: URL')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidOptionError('baseUrl', 'must use http: or https:')
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new InvalidOptionError('baseUrl', 'must not contain credentials')
-  }
-  // `new URL('https://x/groups?')` has an empty `search`, so the raw text is checked too.
-  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
-    throw new InvalidOptionError('baseUrl', 'must not contain a query or a fragment')
-  }
+  const url = new URL(baseUrlOption('baseUrl', value))
   return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') }
-}
-
-function integerOption(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidOptionError(name, `must be an integer from ${min} to ${max}`)
-  }
-  return value
 }
 
 function dispatcherOption(value: unknown): Dispatcher | undefined {

@@ -35,6 +35,7 @@ import {
   parseMyMembership,
 } from './parse.js'
 import { parseRetryAfter } from './retry-after.js'
+import { isWellFormedToken, MAX_TOKEN_LENGTH } from './token.js'
 import type { Group, GroupType, GroupWithMembership, MemberEntry, Membership } from './types.js'
 
 export type { GroupsClientOptions } from './client-options.js'
@@ -71,7 +72,7 @@ export type GroupsEndpoint =
 /**
  * A client of the six group endpoints. Created by {@link createGroupsClient}.
  *
- * Tokens must be RFC 6750 `b64token` strings of at most 4096 characters, else the call
+ * Tokens must be RFC 6750 `b64token` strings of at most `MAX_TOKEN_LENGTH` (4096) characters, else the call
  * rejects with `TokenMalformedError` before any request. Group ids are checked by
  * `assertGroupId` and sent as exactly one percent-encoded path segment.
  *
@@ -113,19 +114,6 @@ export interface GroupsClient {
   /** Closes the dispatcher the client created itself; a caller-supplied one is left open. */
   close(): Promise<void>
 }
-
-/**
- * Longest bearer token the client sends, in characters (the adapters enforce the same).
- *
- * @example
- * ```ts
- * if (token.length > MAX_TOKEN_LENGTH) return res.status(400).end()
- * ```
- */
-export const MAX_TOKEN_LENGTH = 4096
-
-// RFC 6750 section 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
 
 // Error bodies are read only so the connection can be reused; a longer one costs the
 // connection instead of the time.
@@ -429,13 +417,11 @@ function parsed<T>(endpoint: GroupsEndpoint, parse: () => T): T {
 }
 
 function assertToken(token: unknown): asserts token is string {
-  // Fixed messages: the token itself is never echoed.
-  if (typeof token !== 'string' || token === '') throw new TokenMalformedError('The bearer token must be a non-empty string')
-  if (token.length > MAX_TOKEN_LENGTH) {
-    throw new TokenMalformedError(`The bearer token is longer than ${MAX_TOKEN_LENGTH} characters`)
-  }
-  if (!B64TOKEN.test(token)) {
-    throw new TokenMalformedError('The bearer token contains characters RFC 6750 does not allow')
+  // A fixed message: the token itself is never echoed.
+  if (!isWellFormedToken(token)) {
+    throw new TokenMalformedError(
+      `The bearer token must be 1 to ${MAX_TOKEN_LENGTH} characters of RFC 6750 b64token syntax`,
+    )
   }
 }
 

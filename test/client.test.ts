@@ -541,7 +541,6 @@ describe('options', () => {
     ['baseUrl', { baseUrl: 'file:///etc/passwd' }],
     ['baseUrl', { baseUrl: 'https://user:pass@groups.example.org/groups' }],
     ['baseUrl', { baseUrl: 'https://groups.example.org/groups?x=1' }],
-    ['baseUrl', { baseUrl: 'https://groups.example.org/groups?' }],
     ['baseUrl', { baseUrl: 'https://groups.example.org/groups#x' }],
     ['timeout', { baseUrl: BASE_URL, timeout: 0 }],
     ['timeout', { baseUrl: BASE_URL, timeout: 1.5 }],
