@@ -201,3 +201,36 @@ describe('rate limit', () => {
     expect(limited.requests.map((entry) => entry.status)).toEqual([200, 200, 429, 429, 404, 200])
   })
 })
+
+describe('the authorization server beside the group endpoints', () => {
+  it('answers discovery at authUrl with authUrl as issuer, and logs the request', async () => {
+    const reply = await get(`${emulator.authUrl}/.well-known/openid-configuration`)
+    expect(reply.status).toBe(200)
+    expect(reply.json).toMatchObject({ issuer: emulator.authUrl, token_endpoint: `${emulator.authUrl}/oauth/token` })
+    expect(emulator.requests).toEqual([{ method: 'GET', path: '/.well-known/openid-configuration', status: 200, at: clock }])
+  })
+
+  it('issues tokens the group endpoints accept (client credentials: no me/*)', async () => {
+    const res = await fetch(`${emulator.authUrl}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from('demo-service:demo-service-secret').toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials&scope=groups',
+    })
+    expect(res.status).toBe(200)
+    const { access_token: token } = (await res.json()) as { access_token: string }
+    expect((await get(`${emulator.baseUrl}/grouptypes`, `Bearer ${token}`)).status).toBe(200)
+    expect((await get(`${emulator.baseUrl}/me/groups`, `Bearer ${token}`)).json).toEqual({ message: 'This resource requires a personal token' })
+    expect(JSON.stringify(emulator.requests)).not.toContain(token)
+  })
+
+  it('answers 404 JSON to paths neither server knows', async () => {
+    for (const path of ['/nope', '/groupsx', '//evil.example/x']) {
+      const reply = await get(`${emulator.authUrl}${path}`)
+      expect(reply.status).toBe(404)
+      expect(reply.json).toEqual({ message: 'Requested resource was not found' })
+    }
+  })
+})

@@ -24,6 +24,7 @@ import {
 } from './fault-answers.js'
 import { FaultRegistry, type FaultController } from './faults.js'
 import { answerGroupRequest, decodePathname, isGroupServicePath, LIST_ROUTES, matchGroupRoute } from './group-routes.js'
+import { createOAuthServer, type OAuthServer } from './oauth-server.js'
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js'
 import { RequestLog, type RecordedRequest } from './request-log.js'
 import { TokenStore } from './token-store.js'
@@ -108,16 +109,10 @@ export interface Emulator {
   resetLog(): void
   /** Fault injection for the group endpoints. */
   readonly faults: FaultController
+  /** The authorization server at {@link Emulator.authUrl} (discovery, flows, JWKS, key rotation). */
+  readonly oauth: OAuthServer
   /** Stops the server, destroying open and hanging connections. Resolves once closed. */
   close(): Promise<void>
-}
-
-/**
- * What `testing/oauth-server.ts` provides: handles a request that is not for the group
- * endpoints, resolving `true` when it did.
- */
-interface AuthorizationServer {
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>
 }
 
 const DEFAULT_EXPIRES_IN = 8 * 60 * 60
@@ -156,7 +151,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const tokens = new TokenStore(now)
   const log = new RequestLog()
   const faults = new FaultRegistry()
-  let authorizationServer: AuthorizationServer | undefined
+  let authorizationServer: OAuthServer | undefined
   let origin = ''
 
   const handleGroupRequest = async (req: IncomingMessage, res: ServerResponse, rawUrl: string, entry: { user?: string }, signal: AbortSignal): Promise<void> => {
@@ -248,7 +243,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   await listen(server, port, host)
   const address = server.address() as AddressInfo
   origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
-  authorizationServer = undefined // wired in by testing/oauth-server.ts
+  authorizationServer = createOAuthServer({ data, tokens, issuer: origin, now })
 
   const defaultClientId = (): string => data.clients[0]?.clientId ?? 'emulator-client'
   let closing: Promise<void> | undefined
@@ -289,6 +284,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       log.reset()
     },
     faults,
+    oauth: authorizationServer,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err === undefined ? resolve() : reject(err)))

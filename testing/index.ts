@@ -37,3 +37,4 @@ export { defaultData, ADHOC_GROUP_ID, ORG_ID, PUBLIC_ADHOC_GROUP_ID, SCHOOL_GROU
 export { TokenStore, type TokenIssueRequest, type TokenRecord } from './token-store.js'
 export type { Fault, FaultController, FaultMatch } from './faults.js'
 export type { RecordedRequest } from './request-log.js'
+export type { OAuthServer } from './oauth-server.js'
