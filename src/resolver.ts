@@ -173,6 +173,11 @@ const ENDPOINT: Readonly<Record<CacheKeyKind, string>> = {
   invalid: 'me/groups',
 }
 
+/** Where an event happened: the endpoint template, and the group id when there is one. */
+function place(kind: CacheKeyKind, groupId: string | undefined): { endpoint: string; groupId?: string } {
+  return groupId === undefined ? { endpoint: ENDPOINT[kind] } : { endpoint: ENDPOINT[kind], groupId }
+}
+
 function indexGroups(list: readonly GroupWithMembership[]): GroupsIndex {
   const byId = new Map<string, GroupWithMembership>()
   for (const g of list) if (!byId.has(g.id)) byId.set(g.id, g)
@@ -339,11 +344,11 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     const entry = cache.get(key)
     if (entry !== undefined && at < entry.freshUntil && (kind !== 'membership' || !isMarkedInvalid(digest, at))) {
       hits++
-      if (listening) emit(groupId === undefined ? { type: 'cache_hit', endpoint: ENDPOINT[kind] } : { type: 'cache_hit', endpoint: ENDPOINT[kind], groupId })
+      if (listening) emit({ type: 'cache_hit', ...place(kind, groupId) })
       return Promise.resolve(entry.value)
     }
     misses++
-    if (listening) emit(groupId === undefined ? { type: 'cache_miss', endpoint: ENDPOINT[kind] } : { type: 'cache_miss', endpoint: ENDPOINT[kind], groupId })
+    if (listening) emit({ type: 'cache_miss', ...place(kind, groupId) })
     if (isMarkedInvalid(digest, at)) return Promise.reject(new InvalidTokenError())
     const deadline = tokenDeadline(token, callOptions)
     if (deadline <= at) return Promise.reject(new InvalidTokenError('The access token has expired'))
@@ -351,7 +356,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     const shared = inflight.get(key)
     if (shared !== undefined) {
       coalesced++
-      if (listening) emit(groupId === undefined ? { type: 'coalesced', endpoint: ENDPOINT[kind] } : { type: 'coalesced', endpoint: ENDPOINT[kind], groupId })
+      if (listening) emit({ type: 'coalesced', ...place(kind, groupId) })
       return waitFor(shared.promise, callOptions?.signal)
     }
     if (inflight.size >= maxInflight) {
@@ -372,7 +377,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
           const done = now()
           if (listening) {
             const outcome = value === null ? 'not_found' : 'ok'
-            emit(groupId === undefined ? { type: 'upstream_response', endpoint: ENDPOINT[kind], durationMs: done - started, outcome } : { type: 'upstream_response', endpoint: ENDPOINT[kind], groupId, durationMs: done - started, outcome })
+            emit({ type: 'upstream_response', ...place(kind, groupId), durationMs: done - started, outcome })
           }
           const prepared = deepFreeze(prepare(value))
           const life = ttlOf(value)
@@ -384,15 +389,14 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
         (error: unknown) => {
           const done = now()
           if (error instanceof InvalidTokenError) {
-            if (listening) emit(groupId === undefined ? { type: 'upstream_response', endpoint: ENDPOINT[kind], durationMs: done - started, outcome: 'invalid_token' } : { type: 'upstream_response', endpoint: ENDPOINT[kind], groupId, durationMs: done - started, outcome: 'invalid_token' })
+            if (listening) emit({ type: 'upstream_response', ...place(kind, groupId), durationMs: done - started, outcome: 'invalid_token' })
             if (!flight.discard) markInvalid(digest, done)
             throw error
           }
           if (error instanceof UpstreamError) {
             if (listening) {
-              const base = { type: 'upstream_error', endpoint: ENDPOINT[kind], durationMs: done - started, code: error.code } as const
-              const withGroup = groupId === undefined ? base : { ...base, groupId }
-              emit(error.upstreamStatus === undefined ? withGroup : { ...withGroup, upstreamStatus: error.upstreamStatus })
+              const base = { type: 'upstream_error', ...place(kind, groupId), durationMs: done - started, code: error.code } as const
+              emit(error.upstreamStatus === undefined ? base : { ...base, upstreamStatus: error.upstreamStatus })
             }
             const stale = cache.get(key)
             if (
@@ -403,11 +407,11 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
               !isMarkedInvalid(digest, done)
             ) {
               staleServed++
-              if (listening) emit(groupId === undefined ? { type: 'stale_served', endpoint: ENDPOINT[kind], ageMs: done - stale.storedAt } : { type: 'stale_served', endpoint: ENDPOINT[kind], groupId, ageMs: done - stale.storedAt })
+              if (listening) emit({ type: 'stale_served', ...place(kind, groupId), ageMs: done - stale.storedAt })
               return stale.value
             }
           } else if (listening && error instanceof VootError) {
-            emit(groupId === undefined ? { type: 'upstream_response', endpoint: ENDPOINT[kind], durationMs: done - started, outcome: 'insufficient_scope' } : { type: 'upstream_response', endpoint: ENDPOINT[kind], groupId, durationMs: done - started, outcome: 'insufficient_scope' })
+            emit({ type: 'upstream_response', ...place(kind, groupId), durationMs: done - started, outcome: 'insufficient_scope' })
           }
           throw error
         },
