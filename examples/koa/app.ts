@@ -14,20 +14,21 @@ export function createApp(baseUrl: string): Koa {
   const me = guard.authenticate()
   const app = new Koa()
 
-  // A tiny router keeps the example free of extra dependencies; use @koa/router in real apps.
+  // Each route is a plain middleware that runs the guard, then the handler as its `next`.
+  // (A router such as @koa/router does the path matching in a real app.)
   app.use(async (ctx, next) => {
-    if (ctx.path === '/api/me') {
-      await me(ctx, async () => {
-        const groups = await ctx.state.voot!.groups()
-        ctx.body = { groups: groups.map((g) => ({ id: g.id, role: g.membership.basic })) }
-      })
-    } else if (ctx.path === '/api/staff') {
-      await staff(ctx, async () => {
-        ctx.body = { message: 'Hello, colleague', decision: ctx.state.voot!.decision }
-      })
-    } else {
-      await next()
-    }
+    if (ctx.path !== '/api/staff') return next()
+    await staff(ctx, async () => {
+      ctx.body = { message: 'Hello, colleague', decision: ctx.state.voot!.decision }
+    })
+  })
+
+  app.use(async (ctx, next) => {
+    if (ctx.path !== '/api/me') return next()
+    await me(ctx, async () => {
+      const groups = await ctx.state.voot!.groups()
+      ctx.body = { groups: groups.map((g) => ({ id: g.id, role: g.membership.basic })) }
+    })
   })
   return app
 }
