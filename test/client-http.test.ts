@@ -213,6 +213,31 @@ describe('groups client over real HTTP', () => {
     expect(written).toBeLessThan(16 << 20)
   })
 
+  it('refuses unread bodies (declared too large, not JSON, complete or not) without an uncaught error', async () => {
+    const closes: Array<Promise<void>> = []
+    const server = await startServer((req, res) => {
+      closes.push(new Promise((resolve) => res.on('close', resolve)))
+      if (req.url === '/groups/groups') {
+        // Complete but never read: the case where undici itself attaches no error listener.
+        res.writeHead(200, { 'content-type': 'text/html', 'content-length': 2 })
+        return void res.end('[]')
+      }
+      const type = req.url === '/groups/grouptypes' ? 'text/html' : 'application/json'
+      res.writeHead(200, { 'content-type': type, 'content-length': 10 << 20 })
+      res.write(Buffer.alloc(64 * 1024, 0x20)) // and then stalls
+    })
+    const client = clientFor(server, { maxResponseBytes: 1 << 20 })
+    const tooLarge = await rejection(client.myGroups(TOKEN))
+    expect((tooLarge as UpstreamError).code).toBe('ERR_UPSTREAM_BODY_TOO_LARGE')
+    const notJson = await rejection(client.groupTypes())
+    expect((notJson as UpstreamError).code).toBe('ERR_UPSTREAM_BODY')
+    const complete = await rejection(client.groups())
+    expect((complete as UpstreamError).code).toBe('ERR_UPSTREAM_BODY')
+    await Promise.all(closes.slice(0, 2))
+    // undici reports a destroyed unread body a turn later; an unhandled one would fail the run.
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  })
+
   it('a redirect -> ERR_UPSTREAM_REDIRECT; the target receives no request', async () => {
     const target = await startServer((_req, res) => json(res, 200, []))
     const server = await startServer((_req, res) => {
