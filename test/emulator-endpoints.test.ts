@@ -349,3 +349,20 @@ describe('live data', () => {
     expect((await get(emulator, '/groups/me/groups', token['erin'])).json).toEqual([])
   })
 })
+
+describe('internal errors', () => {
+  it('answers 500 {"message":"Internal server error"} when answering throws', async () => {
+    const data = emulator.data as unknown as Record<string, unknown>
+    const groups = data['groups']
+    data['groups'] = null
+    try {
+      const reply = await get(emulator, '/groups/me/groups', token['alice'])
+      expect(reply.status).toBe(500)
+      expect(reply.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(reply.json).toEqual({ message: 'Internal server error' })
+    } finally {
+      data['groups'] = groups
+    }
+    expect((await get(emulator, '/groups/me/groups', token['alice'])).status).toBe(200)
+  })
+})

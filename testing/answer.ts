@@ -6,7 +6,14 @@
  */
 import type { ServerResponse } from 'node:http'
 
-/** The content type of every JSON answer, as the real service sends it. */
+/**
+ * The content type of every JSON answer, as the real service sends it.
+ *
+ * @example
+ * ```ts
+ * res.setHeader('content-type', JSON_CONTENT_TYPE)
+ * ```
+ */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 /**
@@ -49,10 +56,24 @@ export function messageAnswer(status: number, message: string, headers: Readonly
   return jsonAnswer(status, { message }, headers)
 }
 
-/** The answer to anything that threw. */
+/**
+ * The answer to anything that threw.
+ *
+ * @example
+ * ```ts
+ * writeAnswer(res, INTERNAL_ERROR)
+ * ```
+ */
 export const INTERNAL_ERROR: Answer = messageAnswer(500, 'Internal server error')
 
-/** The answer to an unknown route, an unknown or invisible group, or "not a member". */
+/**
+ * The answer to an unknown route, an unknown or invisible group, or "not a member".
+ *
+ * @example
+ * ```ts
+ * return found === undefined ? NOT_FOUND : jsonAnswer(200, found.membership)
+ * ```
+ */
 export const NOT_FOUND: Answer = messageAnswer(404, 'Requested resource was not found')
 
 /**

@@ -6,7 +6,14 @@
  */
 import type { TokenRecord, TokenStore } from './token-store.js'
 
-/** The realm in every challenge the emulator sends. */
+/**
+ * The realm in every challenge the emulator sends.
+ *
+ * @example
+ * ```ts
+ * expect(res.headers.get('www-authenticate')).toBe(`Bearer realm="${REALM}"`)
+ * ```
+ */
 export const REALM = 'voot-guard-emulator'
 
 /**

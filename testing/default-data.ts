@@ -22,13 +22,41 @@
  */
 import type { EmulatorData } from './data.js'
 
-/** `fc:org:example.org`: the organisation (members are not listed: it is too large). */
+/**
+ * `fc:org:example.org`: the organisation (members are not listed: it is too large).
+ *
+ * @example
+ * ```ts
+ * requireGroup(ORG_ID, 'admin') // employees: on fc:org groups admin means employee
+ * ```
+ */
 export const ORG_ID = 'fc:org:example.org'
-/** A school class whose id contains `%2F` (the class is called "4a/3"). */
+/**
+ * A school class whose id contains `%2F` (the class is called "4a/3"); carol teaches it.
+ *
+ * @example
+ * ```ts
+ * await resolver.membership(emulator.issueToken('carol'), SCHOOL_GROUP_ID) // { basic: 'admin', ... }
+ * ```
+ */
 export const SCHOOL_GROUP_ID = 'fc:gogroup:example.org:u:NO123:4a%2F3:2026-08-01:2027-06-30'
-/** A non-public ad-hoc group owned by alice, with bob as a member. */
+/**
+ * A non-public ad-hoc group owned by alice, with bob as a member.
+ *
+ * @example
+ * ```ts
+ * requireGroup(ADHOC_GROUP_ID, 'owner') // alice only
+ * ```
+ */
 export const ADHOC_GROUP_ID = 'fc:adhoc:3f2d9a8e-6c1b-4e5a-9d47-2b8c1e0f7a15'
-/** A public ad-hoc group owned by alice. */
+/**
+ * A public ad-hoc group owned by alice (visible without a token).
+ *
+ * @example
+ * ```ts
+ * await fetch(`${emulator.baseUrl}/groups/${encodeURIComponent(PUBLIC_ADHOC_GROUP_ID)}`)
+ * ```
+ */
 export const PUBLIC_ADHOC_GROUP_ID = 'fc:adhoc:0b5e7c3a-91d4-4f26-8a1e-c6d2f4b9e307'
 
 const STUDENT_ROLE = { nb: 'Student', en: 'Student' }

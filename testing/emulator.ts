@@ -13,17 +13,9 @@ import { identifyCaller } from './bearer-auth.js'
 import { loadEmulatorData } from './data-file.js'
 import { validateEmulatorData, type EmulatorData } from './data.js'
 import { defaultData } from './default-data.js'
-import {
-  pause,
-  replacementAnswer,
-  resetConnection,
-  writeOversized,
-  writeSlowly,
-  writeTruncated,
-  wrongShape,
-} from './fault-answers.js'
 import { FaultRegistry, type FaultController } from './faults.js'
-import { answerGroupRequest, decodePathname, isGroupServicePath, LIST_ROUTES, matchGroupRoute } from './group-routes.js'
+import { createGroupService } from './group-service.js'
+import { isGroupServicePath } from './group-routes.js'
 import { createOAuthServer, type OAuthServer } from './oauth-server.js'
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js'
 import { RequestLog, type RecordedRequest } from './request-log.js'
@@ -52,7 +44,14 @@ export interface EmulatorOptions {
   now?: () => number
 }
 
-/** Options of {@link Emulator.issueToken}. */
+/**
+ * Options of {@link Emulator.issueToken}.
+ *
+ * @example
+ * ```ts
+ * emulator.issueToken('alice', { scopes: ['openid', 'userid'], expiresIn: 60 })
+ * ```
+ */
 export interface IssueTokenOptions {
   /** Default `['openid', 'userid', 'profile', 'groups']`. */
   scopes?: string[]
@@ -62,7 +61,14 @@ export interface IssueTokenOptions {
   clientId?: string
 }
 
-/** Options of {@link Emulator.issueClientToken}. */
+/**
+ * Options of {@link Emulator.issueClientToken}.
+ *
+ * @example
+ * ```ts
+ * emulator.issueClientToken({ clientId: 'demo-service' })
+ * ```
+ */
 export interface IssueClientTokenOptions {
   /** Default `['groups']` (a client token never reads `me/*`, whatever its scopes). */
   scopes?: string[]
@@ -151,73 +157,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const tokens = new TokenStore(now)
   const log = new RequestLog()
   const faults = new FaultRegistry()
+  const groupService = createGroupService({ data, tokens, faults, latency, now, ...(limiter === undefined ? {} : { limiter }) })
   let authorizationServer: OAuthServer | undefined
   let origin = ''
-
-  const handleGroupRequest = async (req: IncomingMessage, res: ServerResponse, rawUrl: string, entry: { user?: string }, signal: AbortSignal): Promise<void> => {
-    const queryStart = rawUrl.indexOf('?')
-    const pathname = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart)
-    const caller = identifyCaller(req.headers.authorization, tokens)
-    if (caller.kind === 'token' && caller.record.userId !== undefined) entry.user = caller.record.userId
-    const verdict = limiter?.take(req.socket.remoteAddress ?? '')
-    if (!(await pause(latency, signal))) return
-    if (verdict?.allowed === false) {
-      writeAnswer(res, { status: 429, headers: { 'retry-after': String(verdict.retryAfterSeconds) }, body: '' })
-      return
-    }
-
-    const route = matchGroupRoute(pathname)
-    const fault = faults.take({ token: caller.token, pathname, decodedPathname: decodePathname(pathname), route: route?.name })
-    switch (fault?.kind) {
-      case 'latency':
-        if (!(await pause(fault.ms, signal))) return
-        break
-      case 'hang':
-        return // The socket stays open, headers unsent, until the client gives up or close().
-      case 'reset':
-        resetConnection(req.socket)
-        return
-      case 'oversized':
-        await writeOversized(res, fault.bytes, signal)
-        return
-    }
-    const replacement = fault && replacementAnswer(fault)
-    if (replacement !== undefined) {
-      writeAnswer(res, replacement)
-      return
-    }
-
-    const answer =
-      route === undefined
-        ? NOT_FOUND
-        : answerGroupRequest({
-            method: req.method ?? 'GET',
-            route,
-            query: new URLSearchParams(queryStart === -1 ? '' : rawUrl.slice(queryStart + 1)),
-            caller,
-            data,
-            now: now(),
-            ...(fault?.kind === 'partial' ? { omit: new Set(fault.omit) } : {}),
-          })
-    switch (fault?.kind) {
-      case 'wrong-shape':
-        writeAnswer(res, wrongShape(answer, route !== undefined && LIST_ROUTES.has(route.name)))
-        return
-      case 'reset-mid-body':
-        writeTruncated(res, answer)
-        return
-      case 'slow-body':
-        await writeSlowly(res, answer, fault.bytesPerSecond, signal)
-        return
-    }
-    writeAnswer(res, answer)
-  }
 
   const handleOtherRequest = async (req: IncomingMessage, res: ServerResponse, rawUrl: string, entry: { user?: string }): Promise<void> => {
     const caller = identifyCaller(req.headers.authorization, tokens)
     if (caller.kind === 'token' && caller.record.userId !== undefined) entry.user = caller.record.userId
     // Only origin-form targets: '//host/x' or an absolute URL must not turn into another origin.
-    const handled = rawUrl.startsWith('/') && authorizationServer !== undefined && (await authorizationServer.handle(req, res, new URL(origin + rawUrl)))
+    const url = rawUrl.startsWith('/') && URL.canParse(origin + rawUrl) ? new URL(origin + rawUrl) : undefined
+    const handled = url !== undefined && authorizationServer !== undefined && (await authorizationServer.handle(req, res, url))
     if (!handled && !res.headersSent && !res.destroyed) writeAnswer(res, NOT_FOUND)
   }
 
@@ -229,7 +178,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     try {
       const queryStart = rawUrl.indexOf('?')
       if (isGroupServicePath(queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart))) {
-        await handleGroupRequest(req, res, rawUrl, entry, connection.signal)
+        await groupService.handle(req, res, rawUrl, entry, connection.signal)
       } else {
         await handleOtherRequest(req, res, rawUrl, entry)
       }

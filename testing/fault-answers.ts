@@ -149,7 +149,14 @@ export async function writeOversized(res: ServerResponse, bytes: number, signal:
   res.end()
 }
 
-/** Waits `ms`; resolves `false` (without throwing) when `signal` fires first. */
+/**
+ * Waits `ms`; resolves `false` (without throwing) when `signal` fires first.
+ *
+ * @example
+ * ```ts
+ * if (!(await pause(latency, signal))) return // the connection is gone
+ * ```
+ */
 export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false
   if (ms <= 0) return true

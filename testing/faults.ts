@@ -82,7 +82,14 @@ export interface FaultController {
   clear(): void
 }
 
-/** What the registry looks at to pick a fault for a request. */
+/**
+ * What the registry looks at to pick a fault for a request.
+ *
+ * @example
+ * ```ts
+ * const candidate: FaultCandidate = { token, pathname, decodedPathname: decodePathname(pathname), route: route?.name }
+ * ```
+ */
 export interface FaultCandidate {
   readonly token: string | undefined
   readonly pathname: string

@@ -12,7 +12,14 @@ import { challenge, type Caller } from './bearer-auth.js'
 import type { EmulatorData, EmulatorGroup } from './data.js'
 import { isActiveMembership, meAccess, ownMemberships, type OwnMembership } from './visibility.js'
 
-/** The path prefixes the group endpoints live under (the real service has both). */
+/**
+ * The path prefixes the group endpoints live under (the real service has both).
+ *
+ * @example
+ * ```ts
+ * GROUP_PREFIXES.map((prefix) => `${origin}${prefix}/grouptypes`)
+ * ```
+ */
 export const GROUP_PREFIXES: readonly string[] = ['/groups', '/v1/groups']
 
 /** Group types whose member lists the real service does not give out (they are huge). */
@@ -35,7 +42,14 @@ export type GroupRoute =
   | { readonly name: 'groups' }
   | { readonly name: 'grouptypes' }
 
-/** Routes whose answer is a JSON array. */
+/**
+ * Routes whose answer is a JSON array.
+ *
+ * @example
+ * ```ts
+ * LIST_ROUTES.has('me/groups') // true
+ * ```
+ */
 export const LIST_ROUTES: ReadonlySet<GroupRoute['name']> = new Set(['me/groups', 'groups/{groupid}/members', 'groups', 'grouptypes'])
 
 /**
@@ -95,7 +109,14 @@ export function decodePathname(pathname: string): string {
   return decodeSegments(pathname)?.join('/') ?? pathname
 }
 
-/** Everything {@link answerGroupRequest} needs to know about one request. */
+/**
+ * Everything {@link answerGroupRequest} needs to know about one request.
+ *
+ * @example
+ * ```ts
+ * const request: GroupRequest = { method: 'GET', route: { name: 'me/groups' }, query, caller, data, now: Date.now() }
+ * ```
+ */
 export interface GroupRequest {
   readonly method: string
   readonly route: GroupRoute

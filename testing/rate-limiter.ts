@@ -6,7 +6,14 @@
  */
 import { InvalidOptionError } from '../src/errors.js'
 
-/** Options of {@link createRateLimiter}. */
+/**
+ * Options of {@link createRateLimiter}.
+ *
+ * @example
+ * ```ts
+ * const options: RateLimiterOptions = { limit: 10, windowMs: 1000, now: () => fakeNow }
+ * ```
+ */
 export interface RateLimiterOptions {
   /** Requests allowed per window and address. */
   limit: number
@@ -16,7 +23,15 @@ export interface RateLimiterOptions {
   now?: () => number
 }
 
-/** The verdict on one request. */
+/**
+ * The verdict on one request.
+ *
+ * @example
+ * ```ts
+ * const verdict = limiter.take(address)
+ * if (!verdict.allowed) res.setHeader('retry-after', String(verdict.retryAfterSeconds))
+ * ```
+ */
 export type RateLimitVerdict = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number }
 
 /**

@@ -30,7 +30,14 @@ export interface TokenRecord {
   readonly expiresAt: number
 }
 
-/** What {@link TokenStore.issue} needs. */
+/**
+ * What {@link TokenStore.issue} needs.
+ *
+ * @example
+ * ```ts
+ * const request: TokenIssueRequest = { clientId: 'demo-service', scopes: ['groups'], expiresIn: 3600 }
+ * ```
+ */
 export interface TokenIssueRequest {
   /** The user the token represents; leave out for a client-only token. */
   userId?: string

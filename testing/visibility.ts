@@ -13,7 +13,14 @@ import type { Membership } from '../src/types.js'
 import type { EmulatorData, EmulatorGroup } from './data.js'
 import type { TokenRecord } from './token-store.js'
 
-/** A membership together with its group. */
+/**
+ * A membership together with its group.
+ *
+ * @example
+ * ```ts
+ * for (const { group, membership } of ownMemberships(data, record)) console.log(group.id, membership.basic)
+ * ```
+ */
 export interface OwnMembership {
   readonly group: EmulatorGroup
   readonly membership: Membership

@@ -1,0 +1,134 @@
+/**
+ * The group service's side of the emulator: one request on `/groups` or `/v1/groups` goes
+ * through the rate limit, the configured latency and the injected faults, and then gets
+ * the answer the real service would give.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { NOT_FOUND, writeAnswer } from './answer.js'
+import { identifyCaller } from './bearer-auth.js'
+import type { EmulatorData } from './data.js'
+import {
+  pause,
+  replacementAnswer,
+  resetConnection,
+  writeOversized,
+  writeSlowly,
+  writeTruncated,
+  wrongShape,
+} from './fault-answers.js'
+import type { FaultRegistry } from './faults.js'
+import { answerGroupRequest, decodePathname, LIST_ROUTES, matchGroupRoute } from './group-routes.js'
+import type { RateLimiter } from './rate-limiter.js'
+import type { TokenStore } from './token-store.js'
+
+/**
+ * Options of {@link createGroupService}.
+ *
+ * @example
+ * ```ts
+ * const options: GroupServiceOptions = { data, tokens, faults: new FaultRegistry(), latency: 0, now: Date.now }
+ * ```
+ */
+export interface GroupServiceOptions {
+  /** The data served (live). */
+  data: EmulatorData
+  tokens: TokenStore
+  faults: FaultRegistry
+  /** Milliseconds added to every answer. */
+  latency: number
+  /** Per-address limit; none when absent. */
+  limiter?: RateLimiter
+  /** Clock, in ms since the epoch. */
+  now: () => number
+}
+
+/**
+ * The group endpoints' request handler.
+ *
+ * @example
+ * ```ts
+ * const service = createGroupService(options)
+ * await service.handle(req, res, req.url ?? '/', logEntry, signal)
+ * ```
+ */
+export interface GroupService {
+  /**
+   * Answers one request. `entry` is the request's log entry (its `user` is filled in);
+   * `signal` fires when the connection closes and cuts every wait short.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, rawUrl: string, entry: { user?: string }, signal: AbortSignal): Promise<void>
+}
+
+/**
+ * Creates the handler of the group endpoints.
+ *
+ * @example
+ * ```ts
+ * const service = createGroupService({ data, tokens, faults, latency: 0, now: Date.now })
+ * ```
+ */
+export function createGroupService(options: GroupServiceOptions): GroupService {
+  const { data, tokens, faults, latency, limiter, now } = options
+  return {
+    async handle(req, res, rawUrl, entry, signal) {
+      const queryStart = rawUrl.indexOf('?')
+      const pathname = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart)
+      const caller = identifyCaller(req.headers.authorization, tokens)
+      if (caller.kind === 'token' && caller.record.userId !== undefined) entry.user = caller.record.userId
+      const verdict = limiter?.take(req.socket.remoteAddress ?? '')
+      if (!(await pause(latency, signal))) return
+      if (verdict?.allowed === false) {
+        writeAnswer(res, { status: 429, headers: { 'retry-after': String(verdict.retryAfterSeconds) }, body: '' })
+        return
+      }
+
+      const route = matchGroupRoute(pathname)
+      const fault = faults.take({ token: caller.token, pathname, decodedPathname: decodePathname(pathname), route: route?.name })
+      switch (fault?.kind) {
+        case 'latency':
+          if (!(await pause(fault.ms, signal))) return
+          break
+        case 'hang':
+          return // The socket stays open, headers unsent, until the client gives up or close().
+        case 'reset':
+          resetConnection(req.socket)
+          return
+        case 'oversized':
+          await writeOversized(res, fault.bytes, signal)
+          return
+      }
+      const replacement = fault && replacementAnswer(fault)
+      if (replacement !== undefined) {
+        writeAnswer(res, replacement)
+        return
+      }
+
+      const answer =
+        route === undefined
+          ? NOT_FOUND
+          : answerGroupRequest({
+              method: req.method ?? 'GET',
+              route,
+              query: new URLSearchParams(queryStart === -1 ? '' : rawUrl.slice(queryStart + 1)),
+              caller,
+              data,
+              now: now(),
+              ...(fault?.kind === 'partial' ? { omit: new Set(fault.omit) } : {}),
+            })
+      switch (fault?.kind) {
+        case 'wrong-shape':
+          writeAnswer(res, wrongShape(answer, route !== undefined && LIST_ROUTES.has(route.name)))
+          return
+        case 'reset-mid-body':
+          writeTruncated(res, answer)
+          return
+        case 'slow-body':
+          await writeSlowly(res, answer, fault.bytesPerSecond, signal)
+          return
+      }
+      writeAnswer(res, answer)
+    },
+  }
+}
