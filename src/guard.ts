@@ -209,3 +209,48 @@ export function createGuardCore(options: GuardOptions): GuardCore {
 
 /** The requirement behind every adapter's `authenticate()`. */
 export const AUTHENTICATED: Requirement = authenticated()
+
+/**
+ * The guard factories every adapter offers, for a framework whose middleware type is `M`.
+ *
+ * @example
+ * ```ts
+ * const guard: Guards<RequestHandler> = createGuard({ baseUrl })
+ * app.get('/staff', guard.requireGroup('fc:org:example.org', 'admin'), handler)
+ * ```
+ */
+export interface Guards<M> {
+  /** The resolver behind the guards (for `invalidate`, `stats`, direct checks). */
+  readonly resolver: MembershipResolver
+  /** Active membership of `groupId` with at least `role` (default any role). */
+  requireGroup(groupId: string, role?: string): M
+  /** Active membership of at least one of `groupIds` with at least `role`. */
+  requireAnyGroup(groupIds: readonly string[], role?: string): M
+  /** Active membership of every one of `groupIds` with at least `role`. */
+  requireAllGroups(groupIds: readonly string[], role?: string): M
+  /** Any requirement built with `group`, `anyOf`, `allOf`, `groupOfType`, `where`. */
+  require(requirement: Requirement): M
+  /** A valid personal token with the groups scope, nothing more. */
+  authenticate(): M
+}
+
+/**
+ * Builds the {@link Guards} of an adapter from its one framework-specific piece: a function
+ * that turns a validated requirement into a middleware. Requirements are validated here,
+ * when the route is declared.
+ *
+ * @example
+ * ```ts
+ * const guards = createGuards(core, (requirement) => (req, res, next) => { ... })
+ * ```
+ */
+export function createGuards<M>(core: GuardCore, middleware: (requirement: Requirement) => M): Guards<M> {
+  return {
+    resolver: core.resolver,
+    requireGroup: (groupId, role) => middleware(core.groupRequirement(groupId, role)),
+    requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role)),
+    requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role)),
+    require: (requirement) => middleware(core.prepare(requirement)),
+    authenticate: () => middleware(AUTHENTICATED),
+  }
+}

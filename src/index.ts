@@ -46,7 +46,9 @@ export { DEFAULT_ROLES, isActiveAt, judgeMembership, type MembershipVerdict } fr
 export {
   AUTHENTICATED,
   createGuardCore,
+  createGuards,
   type Credentials,
+  type Guards,
   type GuardCore,
   type GuardOptions,
   type VootContext,

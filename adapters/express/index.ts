@@ -17,11 +17,11 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import {
-  AUTHENTICATED,
   createGuardCore,
+  createGuards,
   type Credentials,
   type GuardOptions,
-  type MembershipResolver,
+  type Guards,
   type Requirement,
   type VootContext,
   InvalidOptionError,
@@ -57,23 +57,10 @@ export interface ExpressGuardOptions extends GuardOptions {
  *
  * @example
  * ```ts
- * app.use('/admin', guard.requireGroup('fc:adhoc:1234', 'admin'))
+ * const staffOnly = guard.requireGroup('fc:org:example.org', 'admin')
  * ```
  */
-export interface ExpressGuard {
-  /** The resolver behind the guards (for `invalidate`, `stats`, direct checks). */
-  readonly resolver: MembershipResolver
-  /** Active membership of `groupId` with at least `role`. */
-  requireGroup(groupId: string, role?: string): RequestHandler
-  /** Active membership of at least one of `groupIds` with at least `role`. */
-  requireAnyGroup(groupIds: readonly string[], role?: string): RequestHandler
-  /** Active membership of every one of `groupIds` with at least `role`. */
-  requireAllGroups(groupIds: readonly string[], role?: string): RequestHandler
-  /** Any requirement built with `group`, `anyOf`, `allOf`, `groupOfType`, `where`. */
-  require(requirement: Requirement): RequestHandler
-  /** A valid personal token with the groups scope, nothing more. */
-  authenticate(): RequestHandler
-}
+export type ExpressGuard = Guards<RequestHandler>
 
 /**
  * Creates the Express guards. Options are validated here; each guard's arguments are
@@ -123,12 +110,5 @@ export function createGuard(options: ExpressGuardOptions): ExpressGuard {
     }
   }
 
-  return {
-    resolver: core.resolver,
-    requireGroup: (groupId, role) => middleware(core.groupRequirement(groupId, role)),
-    requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role)),
-    requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role)),
-    require: (requirement) => middleware(core.prepare(requirement)),
-    authenticate: () => middleware(AUTHENTICATED),
-  }
+  return createGuards(core, middleware)
 }

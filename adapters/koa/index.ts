@@ -16,12 +16,12 @@
  */
 import type { Context, Middleware, Next } from 'koa'
 import {
-  AUTHENTICATED,
   createGuardCore,
+  createGuards,
   InvalidOptionError,
   type Credentials,
   type GuardOptions,
-  type MembershipResolver,
+  type Guards,
   type Requirement,
   type VootContext,
 } from '../../src/index.js'
@@ -51,23 +51,10 @@ export interface KoaGuardOptions extends GuardOptions {
  *
  * @example
  * ```ts
- * router.get('/admin', guard.requireGroup('fc:adhoc:1234', 'admin'), handler)
+ * const staffOnly = guard.requireGroup('fc:org:example.org', 'admin')
  * ```
  */
-export interface KoaGuard {
-  /** The resolver behind the guards (for `invalidate`, `stats`, direct checks). */
-  readonly resolver: MembershipResolver
-  /** Active membership of `groupId` with at least `role`. */
-  requireGroup(groupId: string, role?: string): Middleware
-  /** Active membership of at least one of `groupIds` with at least `role`. */
-  requireAnyGroup(groupIds: readonly string[], role?: string): Middleware
-  /** Active membership of every one of `groupIds` with at least `role`. */
-  requireAllGroups(groupIds: readonly string[], role?: string): Middleware
-  /** Any requirement built with `group`, `anyOf`, `allOf`, `groupOfType`, `where`. */
-  require(requirement: Requirement): Middleware
-  /** A valid personal token with the groups scope, nothing more. */
-  authenticate(): Middleware
-}
+export type KoaGuard = Guards<Middleware>
 
 /**
  * Creates the Koa guards. Options are validated here; each guard's arguments are
@@ -111,12 +98,5 @@ export function createGuard(options: KoaGuardOptions): KoaGuard {
     }
   }
 
-  return {
-    resolver: core.resolver,
-    requireGroup: (groupId, role) => middleware(core.groupRequirement(groupId, role)),
-    requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role)),
-    requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role)),
-    require: (requirement) => middleware(core.prepare(requirement)),
-    authenticate: () => middleware(AUTHENTICATED),
-  }
+  return createGuards(core, middleware)
 }
