@@ -45,49 +45,49 @@ export interface OAuthClientOptions {
    * answers 404 or 410, the spec's fixed paths are used (`/oauth/authorization`,
    * `/oauth/token`, `/userinfo`, JWKS at `/openid/jwks`).
    */
-  authUrl?: string
+  authUrl?: string | undefined
   /**
    * An OpenID Connect issuer identifier. Its discovery document must exist, and must name
    * exactly this issuer.
    */
-  issuer?: string
+  issuer?: string | undefined
   /** The registered client id. */
   clientId: string
   /** The client secret. Leave out for a public client (then `tokenEndpointAuthMethod` is `none`). */
-  clientSecret?: string
+  clientSecret?: string | undefined
   /**
    * The registered redirect URI, needed by the authorization code and implicit flows.
    * Any absolute URI without a fragment: HTTPS in production, HTTP in development, or a
    * custom scheme for a mobile app.
    */
-  redirectUri?: string
+  redirectUri?: string | undefined
   /** Scopes asked for by default. Default `['openid', 'groups']`. */
-  scopes?: readonly string[]
+  scopes?: readonly string[] | undefined
   /**
    * Client authentication at the token endpoint. Default `client_secret_basic` (as the
    * spec asks), or `client_secret_post` when the provider's metadata lists only that, or
    * `none` without a client secret.
    */
-  tokenEndpointAuthMethod?: TokenEndpointAuthMethod
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod | undefined
   /** `false` skips discovery and uses the fixed paths below `authUrl`. Default `true`. */
-  discovery?: boolean
+  discovery?: boolean | undefined
   /** Endpoints that win over discovered or fixed ones. Same HTTPS rule. */
-  endpoints?: EndpointOverrides
+  endpoints?: EndpointOverrides | undefined
   /**
    * ID token signature algorithms accepted. Default `['RS256']` (what OpenID Connect
    * requires every provider to support). Only asymmetric algorithms are allowed.
    */
-  idTokenAlgorithms?: readonly string[]
+  idTokenAlgorithms?: readonly string[] | undefined
   /** Deadline of each call to the provider (headers and body), in ms. Default `5000`. */
-  timeout?: number
+  timeout?: number | undefined
   /** Largest response body read, in bytes; larger ones are aborted. Default `1048576` (1 MiB). */
-  maxResponseBytes?: number
+  maxResponseBytes?: number | undefined
   /** An undici `Dispatcher` for every request (a proxy `Agent`, a `MockAgent` in tests). */
-  dispatcher?: Dispatcher
+  dispatcher?: Dispatcher | undefined
   /** Allowed clock skew for ID token `exp`/`iat`, in ms. Default `30000`. */
-  clockTolerance?: number
+  clockTolerance?: number | undefined
   /** Clock, in ms since the epoch, for token expiry and ID token checks. Default `Date.now`. */
-  now?: () => number
+  now?: (() => number) | undefined
 }
 
 /**

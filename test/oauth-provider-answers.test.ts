@@ -6,7 +6,7 @@
  */
 import { inspect } from 'node:util'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose'
-import { MockAgent, type MockInterceptor } from 'undici'
+import { MockAgent } from 'undici'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { UpstreamError } from '../src/errors.js'
 import { createOAuthClient, OAuthError, OAuthValidationError, type OAuthClient, type OAuthClientOptions } from '../oauth/index.js'
@@ -72,7 +72,7 @@ function client(overrides: Partial<OAuthClientOptions> = {}): OAuthClient {
 /** Intercepts one token request, records it, and answers `status` with `body`. */
 function tokenEndpoint(pool: ReturnType<MockAgent['get']>, status: number, body: unknown, headers: Record<string, string> = JSON_HEADERS): Captured {
   const captured: Captured = { headers: {}, body: new URLSearchParams() }
-  pool.intercept({ path: '/token', method: 'POST' }).reply((request: MockInterceptor.MockResponseCallbackOptions) => {
+  pool.intercept({ path: '/token', method: 'POST' }).reply((request) => {
     captured.headers = Object.fromEntries(Object.entries(request.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]))
     captured.body = new URLSearchParams(String(request.body))
     return { statusCode: status, data: typeof body === 'string' ? body : JSON.stringify(body), responseOptions: { headers } }
