@@ -1,0 +1,104 @@
+/**
+ * Command-line parsing for the `voot-guard` commands: strict `node:util` `parseArgs`, with
+ * messages that say what to do, and the one rule that matters most: the token is never
+ * an argument.
+ *
+ * @module
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { InvalidArgumentError } from '../src/errors.js'
+
+/** The options of one command, in `parseArgs` form. */
+export type OptionSpecs = NonNullable<ParseArgsConfig['options']>
+
+type Parsed<O extends OptionSpecs> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values']
+
+/**
+ * Why `--token` is refused, for the message and the help texts.
+ *
+ * @example
+ * ```ts
+ * stderr.write(`${TOKEN_FROM_ENVIRONMENT}\n`)
+ * ```
+ */
+export const TOKEN_FROM_ENVIRONMENT =
+  'The token is read from the VOOT_TOKEN environment variable only, never from an argument: a command line ' +
+  'is saved in shell history and visible to other users in the process list. For example:\n' +
+  '  read -rs VOOT_TOKEN && export VOOT_TOKEN    # paste the token, then Enter (it is not echoed)'
+
+/**
+ * Parses `args` against `options` strictly: unknown options, missing values and positional
+ * arguments are errors, and so is `--token` in any form (with a message explaining why).
+ *
+ * @throws {@link InvalidArgumentError} with a message fit for the terminal; it never
+ *   repeats a positional argument, which could be a pasted token.
+ * @example
+ * ```ts
+ * const values = parseCommandArguments(['--json'], { json: { type: 'boolean' } })
+ * values.json // true
+ * ```
+ */
+export function parseCommandArguments<const O extends OptionSpecs>(args: readonly string[], options: O): Parsed<O> {
+  for (const arg of args) {
+    if (arg === '--') break
+    if (arg === '--token' || arg.startsWith('--token=')) {
+      throw new InvalidArgumentError(`--token is not accepted. ${TOKEN_FROM_ENVIRONMENT}`)
+    }
+  }
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values
+  } catch (error) {
+    throw new InvalidArgumentError(parseFailure(error), { cause: error })
+  }
+}
+
+function parseFailure(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    return 'unexpected argument: this command takes options only (a token goes in VOOT_TOKEN, not on the command line)'
+  }
+  // Node's messages for unknown options and missing values name only the option.
+  if (typeof message === 'string' && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
+    return message.split('. To specify a positional argument')[0] ?? message
+  }
+  return 'cannot parse the arguments'
+}
+
+/**
+ * Reads an integer option given as text.
+ *
+ * @throws {@link InvalidArgumentError} naming the flag when the text is not an integer in range.
+ * @example
+ * ```ts
+ * const timeout = integerArgument('timeout', values.timeout, 5_000, 1, 600_000)
+ * ```
+ */
+export function integerArgument(flag: string, text: string | undefined, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(`--${flag} must be an integer from ${min} to ${max}`)
+  }
+  return value
+}
+
+/**
+ * The group service's base URL: `--base-url`, else the `VOOT_BASE_URL` environment
+ * variable. The groups client checks its form.
+ *
+ * @throws {@link InvalidArgumentError} when neither is set.
+ * @example
+ * ```ts
+ * const baseUrl = baseUrlArgument(values['base-url'], io.env)
+ * ```
+ */
+export function baseUrlArgument(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
+  const baseUrl = flag ?? env.VOOT_BASE_URL
+  if (baseUrl === undefined || baseUrl === '') {
+    throw new InvalidArgumentError(
+      "--base-url is required (or set VOOT_BASE_URL): the group service's address with its /groups prefix, " +
+        'such as https://groups-api.dataporten.no/groups',
+    )
+  }
+  return baseUrl
+}

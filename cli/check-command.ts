@@ -1,0 +1,124 @@
+/**
+ * `voot-guard check`: does the user behind `VOOT_TOKEN` meet a group requirement? The
+ * exit code answers (0 allowed, 1 denied, 2 unknown or error); the output says why.
+ *
+ * @module
+ */
+import { MAX_TIMEOUT, DEFAULT_TIMEOUT } from '../src/client-options.js'
+import type { Decision, DecisionReason } from '../src/decision.js'
+import { InvalidArgumentError } from '../src/errors.js'
+import { DEFAULT_ROLES } from '../src/membership.js'
+import { group } from '../src/requirements.js'
+import { createMembershipResolver, type MembershipResolver } from '../src/resolver.js'
+import { baseUrlArgument, integerArgument, parseCommandArguments } from './arguments.js'
+import type { Command } from './command.js'
+import { reportError } from './error-report.js'
+import { EXIT_DENIED, EXIT_OK } from './exit-codes.js'
+import { redactingIo } from './io.js'
+import { formatFields } from './table.js'
+import { tokenFromEnvironment } from './token-source.js'
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  group: { type: 'string' },
+  role: { type: 'string' },
+  roles: { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+const EXPLANATION: Readonly<Record<DecisionReason, string>> = {
+  member: 'an active membership with a sufficient role',
+  authenticated: 'a valid personal token',
+  predicate: 'the predicate holds',
+  not_member: 'not a member (the group service answered 404 for this group)',
+  inactive: 'the membership is inactive, not yet valid, or expired',
+  insufficient_role: 'a member, but the role is below the required one',
+  no_group_of_type: 'no active membership in a group of the required type',
+  predicate_false: 'the predicate does not hold',
+  no_alternative: 'no alternative is met',
+}
+
+const HELP = `Usage: voot-guard check --base-url URL --group ID [--role ROLE] [options]
+
+Asks the group service whether the user behind VOOT_TOKEN has an active membership of
+group ID (with at least ROLE), with the same rules as the guards: a group missing from
+me/groups is not a denial; only me/groups/{id} can deny.
+
+Exit code: 0 allowed, 1 denied, 2 error (bad arguments, invalid token, or the group
+service failed: then the answer is unknown, neither allowed nor denied).
+
+Options:
+  --base-url URL   the group service with its /groups prefix (default: $VOOT_BASE_URL)
+  --group ID       the group id, such as fc:org:example.org
+  --role ROLE      the least role required (default: any role)
+  --roles LIST     role order, lowest first, comma-separated (default: ${DEFAULT_ROLES.join(',')})
+  --timeout MS     deadline of each call to the group service (default: ${DEFAULT_TIMEOUT})
+  --json           print the decision as JSON: {"outcome","allowed","reason","requirement","groupId"},
+                   or {"outcome":"error","error":{"code","message","upstreamStatus"}}
+  -h, --help       show this help
+
+Environment:
+  VOOT_TOKEN       the user's access token (required; never passed as an argument)
+  VOOT_BASE_URL    default for --base-url
+
+Example:
+  voot-guard check --base-url https://groups-api.dataporten.no/groups --group fc:org:example.org --role admin
+`
+
+/**
+ * The `check` command.
+ *
+ * @example
+ * ```ts
+ * const code = await checkCommand.run(['--base-url', url, '--group', 'fc:org:example.org'], io) // 0, 1 or 2
+ * ```
+ */
+export const checkCommand: Command = {
+  name: 'check',
+  summary: 'decide whether the VOOT_TOKEN user meets a group requirement (exit 0 allowed, 1 denied, 2 error)',
+  help: HELP,
+  async run(args, io) {
+    let json = false
+    let resolver: MembershipResolver | undefined
+    let safeIo = io
+    try {
+      const values = parseCommandArguments(args, OPTIONS)
+      if (values.help === true) {
+        io.stdout.write(HELP)
+        return EXIT_OK
+      }
+      json = values.json === true
+      if (values.group === undefined) throw new InvalidArgumentError('--group is required: the id of the group to check, such as fc:org:example.org')
+      const baseUrl = baseUrlArgument(values['base-url'], io.env)
+      const timeout = integerArgument('timeout', values.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
+      const roles = values.roles?.split(',').map((role) => role.trim())
+      // Validated before any call: a typo in the id or role is a usage error, not a denial.
+      const requirement = group(values.group, values.role)
+      resolver = createMembershipResolver({ baseUrl, timeout, ...(roles === undefined ? {} : { roles }) })
+      resolver.assertRequirement(requirement)
+      const token = tokenFromEnvironment(io.env)
+      safeIo = redactingIo(io, token)
+      const decision = await resolver.check(token, requirement)
+      safeIo.stdout.write(json ? `${JSON.stringify(decisionJson(decision))}\n` : formatDecision(decision))
+      return decision.allowed ? EXIT_OK : EXIT_DENIED
+    } catch (error) {
+      return reportError(error, safeIo, { command: 'check', json, jsonFields: { outcome: 'error' }, upstreamMeansUnknown: true })
+    } finally {
+      await resolver?.close()
+    }
+  },
+}
+
+function decisionJson(decision: Decision): Record<string, unknown> {
+  return { outcome: decision.allowed ? 'allowed' : 'denied', ...decision }
+}
+
+function formatDecision(decision: Decision): string {
+  const fields: [string, string][] = [
+    ['requirement', decision.requirement],
+    ['reason', `${decision.reason}: ${EXPLANATION[decision.reason]}`],
+  ]
+  return `${decision.allowed ? 'ALLOWED' : 'DENIED'}\n${formatFields(fields)}`
+}

@@ -1,0 +1,135 @@
+/**
+ * `voot-guard emulator`: runs the built-in emulator of a VOOT group service and its
+ * authorization server until Ctrl-C, and prints its addresses and a token per user.
+ *
+ * @module
+ */
+import { InvalidArgumentError } from '../src/errors.js'
+import type { Emulator } from '../testing/emulator.js'
+import { integerArgument, parseCommandArguments } from './arguments.js'
+import type { Command } from './command.js'
+import { reportError } from './error-report.js'
+import { EXIT_OK } from './exit-codes.js'
+import { isAddressInUse, withPortFallback } from './port-fallback.js'
+import { shellQuote } from './shell-quote.js'
+import { stopSignal, untilAborted } from './stop-signal.js'
+import { formatFields, formatTable } from './table.js'
+import { printable } from './terminal-text.js'
+
+/** The port the emulator prefers when `--port` is not given. */
+export const EMULATOR_PREFERRED_PORT = 4000
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  data: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+const HELP = `Usage: voot-guard emulator [--port N] [--host H] [--data FILE] [--json]
+
+Runs an emulator of a VOOT group service (all six group endpoints, also under /v1/) and of
+its OAuth 2.0 / OpenID Connect authorization server, for development and tests. It prints
+its addresses and a ready-made personal token for every user of the data set, and runs
+until Ctrl-C (SIGINT) or SIGTERM. Not for production: tokens live in memory only.
+
+Options:
+  --port N       port to listen on (default: ${EMULATOR_PREFERRED_PORT}, or any free port when ${EMULATOR_PREFERRED_PORT} is taken; 0 = any)
+  --host H       address to listen on (default: 127.0.0.1)
+  --data FILE    a JSON data set (groups, group types, users, clients) instead of the
+                 built-in one (alice, bob, carol, dave, erin, frank at example.org)
+  --json         print {"baseUrl","authUrl","tokens":{user: token}} as one JSON line
+  -h, --help     show this help
+`
+
+/**
+ * The `emulator` command.
+ *
+ * @example
+ * ```ts
+ * const stop = new AbortController()
+ * const done = emulatorCommand.run(['--port', '0', '--json'], { ...io, signal: stop.signal })
+ * stop.abort()
+ * await done // 0
+ * ```
+ */
+export const emulatorCommand: Command = {
+  name: 'emulator',
+  summary: 'run the built-in group service emulator and print a token per demo user',
+  help: HELP,
+  async run(args, io) {
+    let json = false
+    let emulator: Emulator | undefined
+    const stop = stopSignal(io.signal)
+    try {
+      const values = parseCommandArguments(args, OPTIONS)
+      if (values.help === true) {
+        io.stdout.write(HELP)
+        return EXIT_OK
+      }
+      json = values.json === true
+      const port = values.port === undefined ? undefined : integerArgument('port', values.port, 0, 0, 65_535)
+      // Loaded only here: `check` and `groups` need none of the emulator's code.
+      const { startEmulator } = await import('../testing/emulator.js')
+      const start = (listenOn: number): Promise<Emulator> =>
+        startEmulator({
+          port: listenOn,
+          ...(values.host === undefined ? {} : { host: values.host }),
+          ...(values.data === undefined ? {} : { data: values.data }),
+        })
+      try {
+        emulator = port === undefined ? await withPortFallback(EMULATOR_PREFERRED_PORT, start) : await start(port)
+      } catch (error) {
+        if (isAddressInUse(error)) throw new InvalidArgumentError(`--port ${port}: the address is in use (--port 0 picks a free port)`)
+        throw error
+      }
+      const running = emulator
+      const tokens = Object.fromEntries(running.data.users.map((user) => [user.id, running.issueToken(user.id)]))
+      io.stdout.write(
+        json
+          ? `${JSON.stringify({ baseUrl: running.baseUrl, authUrl: running.authUrl, tokens })}\n`
+          : formatStarted(running, tokens, values.data),
+      )
+      await untilAborted(stop.signal)
+      await emulator.close()
+      if (!json) io.stdout.write('Emulator stopped.\n')
+      return EXIT_OK
+    } catch (error) {
+      await emulator?.close()
+      return reportError(error, io, { command: 'emulator', json })
+    } finally {
+      stop.dispose()
+    }
+  },
+}
+
+function formatStarted(emulator: Emulator, tokens: Readonly<Record<string, string>>, dataFile: string | undefined): string {
+  const users = emulator.data.users
+  const firstGroup = users.flatMap((user) => user.memberships)[0]?.groupId
+  return [
+    'voot-guard emulator is running (a stand-in VOOT group service; not for production)',
+    '',
+    formatFields([
+      ['base URL', `${emulator.baseUrl}   (--base-url, VOOT_BASE_URL)`],
+      ['auth URL', `${emulator.authUrl}   (OpenID Connect discovery: ${emulator.authUrl}/.well-known/openid-configuration)`],
+      ['data', dataFile ?? 'built-in demo data (example.org)'],
+    ]).trimEnd(),
+    '',
+    'Personal tokens with the groups scope, valid 8 hours, forgotten when the emulator stops:',
+    '',
+    formatTable(
+      ['USER', 'NAME', 'TOKEN'],
+      users.map((user) => [user.id, user.name, tokens[user.id] ?? '']),
+    ).trimEnd(),
+    '',
+    'Try (emulator tokens are throwaway; keep real ones out of your shell history):',
+    `  export VOOT_BASE_URL=${shellQuote(emulator.baseUrl)}`,
+    `  export VOOT_TOKEN=${shellQuote(tokens[users[0]?.id ?? ''] ?? '<token>')}`,
+    '  voot-guard groups',
+    ...(firstGroup === undefined ? [] : [`  voot-guard check --group ${printable(shellQuote(firstGroup))}`]),
+    '',
+    'Stop with Ctrl-C.',
+    '',
+  ].join('\n')
+}

@@ -1,0 +1,119 @@
+/**
+ * `voot-guard groups`: the groups of the user behind `VOOT_TOKEN`, as the group service
+ * lists them (`GET me/groups`), for debugging a deployment.
+ *
+ * @module
+ */
+import { createGroupsClient, type GroupsClient } from '../src/client.js'
+import { DEFAULT_TIMEOUT, MAX_TIMEOUT } from '../src/client-options.js'
+import { isActiveAt } from '../src/membership.js'
+import { localize } from '../src/translatable.js'
+import type { GroupWithMembership } from '../src/types.js'
+import { baseUrlArgument, integerArgument, parseCommandArguments } from './arguments.js'
+import type { Command } from './command.js'
+import { reportError } from './error-report.js'
+import { EXIT_OK } from './exit-codes.js'
+import { redactingIo } from './io.js'
+import { formatTable } from './table.js'
+import { tokenFromEnvironment } from './token-source.js'
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'show-all': { type: 'boolean' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+const HELP = `Usage: voot-guard groups --base-url URL [--show-all] [--json] [--timeout MS]
+
+Lists the groups of the user behind VOOT_TOKEN (GET me/groups): id, type, role, whether
+the membership is active now, and the group's name.
+
+NB: me/groups can be partial (a failing backend leaves groups out), so a group missing
+here does not prove that the user is not a member; "voot-guard check" asks the group itself.
+
+Options:
+  --base-url URL   the group service with its /groups prefix (default: $VOOT_BASE_URL)
+  --show-all       also list inactive and expired memberships (showAll=true)
+  --timeout MS     deadline of the call to the group service (default: ${DEFAULT_TIMEOUT})
+  --json           print {"groups": [{"id","name","type","role","active","membership"}]}
+  -h, --help       show this help
+
+Environment:
+  VOOT_TOKEN       the user's access token (required; never passed as an argument)
+  VOOT_BASE_URL    default for --base-url
+
+Exit code: 0 listed, 2 error (bad arguments, invalid token, or the group service failed).
+`
+
+/**
+ * The `groups` command.
+ *
+ * @example
+ * ```ts
+ * const code = await groupsCommand.run(['--base-url', url, '--json'], io)
+ * ```
+ */
+export const groupsCommand: Command = {
+  name: 'groups',
+  summary: "list the VOOT_TOKEN user's groups with role and active state",
+  help: HELP,
+  async run(args, io) {
+    let json = false
+    let client: GroupsClient | undefined
+    let safeIo = io
+    try {
+      const values = parseCommandArguments(args, OPTIONS)
+      if (values.help === true) {
+        io.stdout.write(HELP)
+        return EXIT_OK
+      }
+      json = values.json === true
+      const showAll = values['show-all'] === true
+      const baseUrl = baseUrlArgument(values['base-url'], io.env)
+      const timeout = integerArgument('timeout', values.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
+      client = createGroupsClient({ baseUrl, timeout })
+      const token = tokenFromEnvironment(io.env)
+      safeIo = redactingIo(io, token)
+      const rows = (await client.myGroups(token, { showAll })).map((each) => describeGroup(each, Date.now()))
+      safeIo.stdout.write(json ? `${JSON.stringify({ groups: rows })}\n` : formatGroups(rows, showAll))
+      return EXIT_OK
+    } catch (error) {
+      return reportError(error, safeIo, { command: 'groups', json })
+    } finally {
+      await client?.close()
+    }
+  },
+}
+
+interface GroupRow {
+  readonly id: string
+  readonly name: string
+  readonly type: string | null
+  readonly role: string | null
+  readonly active: boolean
+  readonly membership: GroupWithMembership['membership']
+}
+
+function describeGroup(listed: GroupWithMembership, now: number): GroupRow {
+  return {
+    id: listed.id,
+    name: localize(listed.displayName),
+    type: listed.type ?? null,
+    role: typeof listed.membership.basic === 'string' ? listed.membership.basic : null,
+    // The same rule as the guards: the membership's and the group's own dates both count.
+    active: isActiveAt(listed.membership, now) && isActiveAt(listed, now),
+    membership: listed.membership,
+  }
+}
+
+function formatGroups(rows: readonly GroupRow[], showAll: boolean): string {
+  const scope = showAll ? 'including inactive ones' : 'active only; --show-all lists inactive ones too'
+  if (rows.length === 0) return `No groups (${scope}).\n`
+  const table = formatTable(
+    ['ID', 'TYPE', 'ROLE', 'ACTIVE', 'NAME'],
+    rows.map((row) => [row.id, row.type ?? '-', row.role ?? '-', row.active ? 'yes' : 'no', row.name]),
+  )
+  return `${table}\n${rows.length} group${rows.length === 1 ? '' : 's'} (${scope}).\n`
+}

@@ -1,0 +1,82 @@
+/**
+ * The `voot-guard` command line: `emulator`, `groups` and `check`. `runCli` runs one
+ * invocation in-process and resolves with its exit code; `bin/voot-guard.ts` is a thin
+ * wrapper around it.
+ *
+ * @module
+ */
+import { VERSION } from '../src/version.js'
+import { TOKEN_FROM_ENVIRONMENT } from './arguments.js'
+import { checkCommand } from './check-command.js'
+import type { Command } from './command.js'
+import { emulatorCommand } from './emulator-command.js'
+import { EXIT_ERROR, EXIT_OK } from './exit-codes.js'
+import { groupsCommand } from './groups-command.js'
+import type { CliIo } from './io.js'
+
+export type { CliIo, TextSink } from './io.js'
+export { EXIT_DENIED, EXIT_ERROR, EXIT_OK } from './exit-codes.js'
+
+const COMMANDS: readonly Command[] = [emulatorCommand, groupsCommand, checkCommand]
+
+const HELP = `Usage: voot-guard <command> [options]
+
+Commands:
+${COMMANDS.map((command) => `  ${command.name.padEnd(10)}${command.summary}`).join('\n')}
+
+Run "voot-guard <command> --help" for a command's options.
+
+${TOKEN_FROM_ENVIRONMENT}
+
+Options:
+  -h, --help      show this help
+  --version       print the version
+`
+
+/**
+ * Runs `voot-guard` with `argv` (the arguments after the program name) and resolves with
+ * the exit code: 0 success or allowed, 1 denied (`check`), 2 error. Never rejects, never
+ * exits the process, and never writes `VOOT_TOKEN` to `io`.
+ *
+ * @example
+ * ```ts
+ * import { runCli } from './cli/index.js'
+ *
+ * const code = await runCli(['check', '--base-url', baseUrl, '--group', 'fc:org:example.org'], {
+ *   stdout: process.stdout,
+ *   stderr: process.stderr,
+ *   env: { VOOT_TOKEN: token },
+ * })
+ * ```
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first, ...rest] = argv
+  if (first === undefined) {
+    io.stderr.write(HELP)
+    return EXIT_ERROR
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const topic = first === 'help' ? COMMANDS.find((command) => command.name === rest[0]) : undefined
+    io.stdout.write(topic?.help ?? HELP)
+    return EXIT_OK
+  }
+  if (first === '--version') {
+    io.stdout.write(`${VERSION}\n`)
+    return EXIT_OK
+  }
+  const command = COMMANDS.find((each) => each.name === first)
+  if (command === undefined) {
+    // Echo only what looks like a command name: the word could be a pasted token.
+    const shown = /^-{0,2}[a-z][a-z-]{0,30}$/.test(first) ? ` "${first}"` : ''
+    io.stderr.write(`voot-guard: unknown command${shown}. Commands: ${COMMANDS.map((each) => each.name).join(', ')}.\n`)
+    io.stderr.write('Run "voot-guard --help" for usage.\n')
+    return EXIT_ERROR
+  }
+  try {
+    return await command.run(rest, io)
+  } catch (error) {
+    // Commands report their own errors; this is the last line for a bug in one of them.
+    io.stderr.write(`voot-guard ${command.name}: unexpected failure: ${error instanceof Error ? error.name : 'error'}\n`)
+    return EXIT_ERROR
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * What a CLI command writes to and reads from, so that tests run commands in-process and
+ * the token can be kept out of every byte written.
+ *
+ * @module
+ */
+
+/**
+ * Something text can be written to: `process.stdout`, or a collector in tests.
+ *
+ * @example
+ * ```ts
+ * const sink: TextSink = { write: (text) => chunks.push(text) }
+ * ```
+ */
+export interface TextSink {
+  write(text: string): unknown
+}
+
+/**
+ * The outside world of one CLI run.
+ *
+ * @example
+ * ```ts
+ * const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }
+ * ```
+ */
+export interface CliIo {
+  /** Results (tables, JSON, decisions). */
+  readonly stdout: TextSink
+  /** Errors and hints. */
+  readonly stderr: TextSink
+  /** Environment variables; `VOOT_TOKEN` and `VOOT_BASE_URL` are read from here. */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /**
+   * Stops a long-running command (`emulator`) when it aborts. Default: the process's
+   * SIGINT and SIGTERM.
+   */
+  readonly signal?: AbortSignal
+}
+
+const REDACTED = '[redacted]'
+
+/**
+ * Wraps `io` so that `secret` never reaches stdout or stderr, whatever a message carries.
+ * The library already keeps tokens out of its errors; this is the second lock on the door.
+ *
+ * @example
+ * ```ts
+ * const safe = redactingIo(io, token)
+ * safe.stderr.write(`error: ${error.message}\n`)
+ * ```
+ */
+export function redactingIo(io: CliIo, secret: string): CliIo {
+  if (secret === '') return io
+  const redact = (sink: TextSink): TextSink => ({ write: (text) => sink.write(text.split(secret).join(REDACTED)) })
+  return { ...io, stdout: redact(io.stdout), stderr: redact(io.stderr) }
+}
