@@ -14,7 +14,8 @@ import { OAuthValidationError } from './errors.js'
 
 /**
  * The parameters of a redirect back: `URLSearchParams`, an object such as Express's
- * `req.query`, or a string (a whole redirect URL, `?query`, `#fragment`, or bare `a=b&c=d`).
+ * `req.query`, or a string (a whole or relative redirect URL such as `req.originalUrl`,
+ * `?query`, `#fragment`, or bare `a=b&c=d`).
  *
  * @example
  * ```ts
@@ -62,8 +63,11 @@ function paramString(input: string, part: 'query' | 'fragment'): string {
   } catch {
     url = undefined
   }
-  if (url === undefined) return part === 'query' ? input.split('#')[0] ?? '' : input
-  return (part === 'query' ? url.search : url.hash).slice(1)
+  if (url !== undefined) return (part === 'query' ? url.search : url.hash).slice(1)
+  // A relative URL such as Express's `req.originalUrl` ('/callback?code=...'), or bare parameters.
+  const withoutFragment = part === 'query' ? (input.split('#')[0] ?? '') : input
+  const at = withoutFragment.indexOf(marker)
+  return at === -1 ? withoutFragment : withoutFragment.slice(at + 1)
 }
 
 function fromSearchParams(search: URLSearchParams): Map<string, string> {

@@ -125,12 +125,17 @@ describe('authorization code flow with PKCE', () => {
     expect(emulator.count('/oauth/token')).toBe(1)
   })
 
-  it('accepts the callback as URLSearchParams, a query object or a query string', async () => {
+  it('accepts the callback as URLSearchParams, a query object, a query string or a relative URL', async () => {
     const client = makeClient({ scopes: ['groups'] })
-    for (const form of ['params', 'object', 'query'] as const) {
+    for (const form of ['params', 'object', 'query', 'relative'] as const) {
       const { request, callback } = await signIn(client, 'bob')
       const search = new URL(callback).searchParams
-      const input = form === 'params' ? search : form === 'object' ? Object.fromEntries(search) : `?${search.toString()}`
+      const input = {
+        params: search,
+        object: Object.fromEntries(search),
+        query: `?${search.toString()}`,
+        relative: `/callback?${search.toString()}`,
+      }[form]
       const tokens = await client.handleCallback(input, request)
       expect(tokens.scopes).toEqual(['groups'])
       expect(tokens.idToken).toBeUndefined()
