@@ -22,7 +22,14 @@ import { errorFromFields, tokenSetFromFields } from './token-response.js'
 import type { IdTokenClaims, ProviderMetadata, TokenSet, UserInfo } from './types.js'
 import { parseBearerChallenge } from './www-authenticate.js'
 
-/** How the client authenticates at the token endpoint (RFC 6749 section 2.3, OIDC Core section 9). */
+/**
+ * How the client authenticates at the token endpoint (RFC 6749 section 2.3, OIDC Core section 9).
+ *
+ * @example
+ * ```ts
+ * createOAuthClient({ ...options, tokenEndpointAuthMethod: 'client_secret_post' })
+ * ```
+ */
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
 
 /**
@@ -112,6 +119,13 @@ export interface AuthorizationUrlOptions {
 /**
  * An authorization request: send the user to `url`; keep `state`, `nonce` and
  * `codeVerifier` in the session for {@link OAuthClient.handleCallback}.
+ *
+ * @example
+ * ```ts
+ * const { url, state, nonce, codeVerifier } = await client.authorizationUrl()
+ * req.session.login = { state, nonce, codeVerifier }
+ * res.redirect(url)
+ * ```
  */
 export interface AuthorizationRequest {
   /** Where to redirect the user. */
@@ -126,6 +140,12 @@ export interface AuthorizationRequest {
 /**
  * What the redirect back is checked against: the values {@link OAuthClient.authorizationUrl}
  * returned (pass `nonce` through even when it is `undefined`).
+ *
+ * @example
+ * ```ts
+ * const checks: CallbackChecks = req.session.login
+ * const tokens = await client.handleCallback(req.originalUrl, checks)
+ * ```
  */
 export interface CallbackChecks {
   state: string
@@ -135,6 +155,12 @@ export interface CallbackChecks {
 
 /**
  * The OAuth 2.0 / OpenID Connect client. Create it with {@link createOAuthClient}.
+ *
+ * @example
+ * ```ts
+ * const client: OAuthClient = createOAuthClient({ authUrl, clientId, clientSecret, redirectUri })
+ * const profile = await client.userinfo(tokens)
+ * ```
  */
 export interface OAuthClient {
   /** The client id. */
@@ -417,12 +443,14 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       if (code === undefined || code === '') {
         throw new OAuthValidationError('response', 'The redirect back carries neither a code nor an error')
       }
+      // Anything but a string (a null from a database, say) means "no nonce was sent": never "skip the check".
+      const nonce = typeof checks.nonce === 'string' ? checks.nonce : undefined
       const grant = { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: checks.codeVerifier }
       const tokens = await tokenRequest(grant, defaultScopes, [code, checks.codeVerifier])
-      if (checks.nonce !== undefined && tokens.idToken === undefined) {
+      if (nonce !== undefined && tokens.idToken === undefined) {
         throw new OAuthValidationError('id_token', 'The token response has no ID token, though a nonce was sent (scope openid)', { status: 502 })
       }
-      return checkIdToken(tokens, checks.nonce)
+      return checkIdToken(tokens, nonce)
     },
 
     async clientCredentials(opts: { scope?: string | readonly string[] } = {}): Promise<TokenSet> {

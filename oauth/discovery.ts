@@ -10,7 +10,14 @@ import { OAuthValidationError } from './errors.js'
 import { isJsonObject, parseJson, unexpectedStatus, type HttpSend } from './http.js'
 import type { ProviderMetadata } from './types.js'
 
-/** Endpoints given explicitly; they win over discovered and fixed ones. */
+/**
+ * Endpoints given explicitly; they win over discovered and fixed ones.
+ *
+ * @example
+ * ```ts
+ * createOAuthClient({ ...options, endpoints: { userinfo: 'https://auth.example.org/openid/userinfo' } })
+ * ```
+ */
 export interface EndpointOverrides {
   /** The authorization endpoint. */
   readonly authorization?: string
@@ -22,7 +29,14 @@ export interface EndpointOverrides {
   readonly jwks?: string
 }
 
-/** Where and how to look for the provider's metadata. */
+/**
+ * Where and how to look for the provider's metadata.
+ *
+ * @example
+ * ```ts
+ * const target: DiscoveryTarget = { issuer: authUrl, required: false, enabled: true, overrides: {} }
+ * ```
+ */
 export interface DiscoveryTarget {
   /** The issuer (or spec `{auth_url}`) exactly as configured. */
   readonly issuer: string

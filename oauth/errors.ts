@@ -22,7 +22,14 @@ import { VootError, type VootErrorOptions } from '../src/errors.js'
 /** Longest provider-supplied text kept in an error (descriptions can be attacker-chosen). */
 const MAX_PROVIDER_TEXT = 300
 
-/** Options of {@link OAuthError}. */
+/**
+ * Options of {@link OAuthError}.
+ *
+ * @example
+ * ```ts
+ * new OAuthError('invalid_grant', { errorDescription: text, responseStatus: 400, redact: [code, verifier] })
+ * ```
+ */
 export interface OAuthErrorOptions extends VootErrorOptions {
   /** The provider's `error_description`. Cleaned and shortened before use. */
   errorDescription?: string | undefined
@@ -89,10 +96,22 @@ export class OAuthError extends VootError {
  * - `subject`: the userinfo `sub` differs from the ID token's;
  * - `metadata`: the discovery document is unusable;
  * - `endpoint`: a discovered endpoint is not HTTPS (and not loopback) or otherwise unusable.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof OAuthValidationError && err.check === 'nonce') log.warn('ID token replay?')
+ * ```
  */
 export type OAuthCheck = 'state' | 'issuer' | 'response' | 'id_token' | 'nonce' | 'subject' | 'metadata' | 'endpoint'
 
-/** Options of {@link OAuthValidationError}. */
+/**
+ * Options of {@link OAuthValidationError}.
+ *
+ * @example
+ * ```ts
+ * new OAuthValidationError('metadata', 'The JWKS is malformed', { status: 502 })
+ * ```
+ */
 export interface OAuthValidationErrorOptions extends VootErrorOptions {
   /** HTTP status an app should answer with. Default 400. */
   status?: number
@@ -137,8 +156,8 @@ export function cleanText(text: string, redact: readonly (string | undefined)[] 
   if (typeof text !== 'string') return undefined
   let clean = text
   for (const secret of redact) {
-    // Very short values would redact ordinary words; every secret we pass is long.
-    if (secret !== undefined && secret.length >= 8) clean = clean.split(secret).join('[redacted]')
+    // Shorter values would redact ordinary words and letters; real secrets are longer anyway.
+    if (secret !== undefined && secret.length >= 4) clean = clean.split(secret).join('[redacted]')
   }
   // eslint-disable-next-line no-control-regex
   clean = clean.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()

@@ -15,7 +15,14 @@ import { OAuthValidationError } from './errors.js'
 import type { JwksCache } from './jwks.js'
 import type { IdTokenClaims } from './types.js'
 
-/** What an ID token is checked against. */
+/**
+ * What an ID token is checked against.
+ *
+ * @example
+ * ```ts
+ * const checks: IdTokenChecks = { issuer, clientId, algorithms: ['RS256'], now: Date.now(), clockTolerance: 30_000, nonce, jwks }
+ * ```
+ */
 export interface IdTokenChecks {
   readonly issuer: string
   readonly clientId: string

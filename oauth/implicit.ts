@@ -15,7 +15,14 @@ import { readParams, type CallbackParams } from './params.js'
 import { errorFromFields, tokenSetFromFields } from './token-response.js'
 import type { TokenSet } from './types.js'
 
-/** Options of {@link parseImplicitFragment}. */
+/**
+ * Options of {@link parseImplicitFragment}.
+ *
+ * @example
+ * ```ts
+ * const checks: ImplicitFragmentChecks = { state: sessionStorage.getItem('state') ?? '', scopes: ['groups'] }
+ * ```
+ */
 export interface ImplicitFragmentChecks {
   /** The `state` sent in the authorization request (kept in session storage, say). Required. */
   state: string

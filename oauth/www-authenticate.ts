@@ -5,7 +5,14 @@
  * @module
  */
 
-/** The attributes of a Bearer challenge this client uses. */
+/**
+ * The attributes of a Bearer challenge this client uses.
+ *
+ * @example
+ * ```ts
+ * const challenge: BearerChallenge = { error: 'invalid_token', error_description: 'expired' }
+ * ```
+ */
 export interface BearerChallenge {
   readonly error?: string
   readonly error_description?: string

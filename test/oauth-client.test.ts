@@ -227,6 +227,13 @@ describe('authorization code flow with PKCE', () => {
     expect(err).toMatchObject({ check: 'nonce' })
   })
 
+  it('treats a null nonce (from a database, say) as "none sent", never as "do not check"', async () => {
+    const client = makeClient()
+    const { request, callback } = await signIn(client)
+    const checks = { state: request.state, codeVerifier: request.codeVerifier, nonce: null as unknown as string }
+    expect(await rejection(client.handleCallback(callback, checks))).toMatchObject({ check: 'nonce' })
+  })
+
   it('refuses an expired ID token (fake clock beyond exp plus tolerance)', async () => {
     const client = makeClient()
     const { request, callback } = await signIn(client)

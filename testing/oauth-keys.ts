@@ -14,7 +14,14 @@ interface KeyPair {
   readonly publicJwk: JWK
 }
 
-/** The signing keys of one emulated authorization server. */
+/**
+ * The signing keys of one emulated authorization server.
+ *
+ * @example
+ * ```ts
+ * const { keys } = await signingKeys.jwks()
+ * ```
+ */
 export interface SigningKeys {
   /** Signs a JWT with the current key (`alg: RS256`, `kid` set). */
   sign(claims: JWTPayload): Promise<string>

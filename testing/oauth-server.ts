@@ -25,10 +25,24 @@ import { TOKEN_PATH, token } from './oauth-token.js'
 import { USERINFO_PATHS, userinfo } from './oauth-userinfo.js'
 import type { TokenStore } from './token-store.js'
 
-/** The path of the JWKS. */
+/**
+ * The path of the JWKS.
+ *
+ * @example
+ * ```ts
+ * await fetch(`${emulator.authUrl}${JWKS_PATH}`)
+ * ```
+ */
 export const JWKS_PATH = '/openid/jwks'
 
-/** Options of {@link createOAuthServer}. */
+/**
+ * Options of {@link createOAuthServer}.
+ *
+ * @example
+ * ```ts
+ * const options: OAuthServerOptions = { data: defaultData, tokens: new TokenStore(), issuer: origin, now: Date.now }
+ * ```
+ */
 export interface OAuthServerOptions {
   /** The data set: its users sign in, its clients are registered. */
   data: EmulatorData
@@ -42,7 +56,15 @@ export interface OAuthServerOptions {
   accessTokenLifetime?: number
 }
 
-/** An emulated authorization server. */
+/**
+ * An emulated authorization server.
+ *
+ * @example
+ * ```ts
+ * const emulator = await startEmulator()
+ * const kid = await emulator.oauth.rotateKeys() // new ID tokens are signed with a new key
+ * ```
+ */
 export interface OAuthServer {
   /** The issuer identifier (no trailing slash). */
   readonly issuer: string
