@@ -226,7 +226,7 @@ const VSCHARS = /^[\x20-\x7E]+$/
 
 /** Refetch the JWKS at least this often, in ms. */
 const JWKS_MAX_AGE = 10 * 60_000
-/** Never refetch the JWKS for an unknown key id sooner than this after the last fetch, in ms. */
+/** Never refetch the JWKS for an unknown key id sooner than this after the last such refetch, in ms. */
 const JWKS_COOLDOWN = 5_000
 
 /**

@@ -3,9 +3,10 @@
  * (so the dispatcher, deadline and size limit apply) and cached.
  *
  * A key rotation is picked up in two ways: the set is fetched again after `maxAge`, and
- * at once when a token names a key the cached set does not hold, unless the last fetch
- * was less than `cooldown` ago (so a stream of tokens with made-up key ids cannot turn
- * into a stream of requests to the provider).
+ * at once when a token names a key the cached set does not hold, unless such an
+ * unknown-key refetch already happened less than `cooldown` ago (so a stream of tokens
+ * with made-up key ids cannot turn into a stream of requests to the provider, while a
+ * rotation right after the first fetch is still picked up).
  *
  * @module
  */
@@ -24,7 +25,7 @@ export interface JwksCacheOptions {
   readonly now: () => number
   /** Refetch a set older than this, in ms. */
   readonly maxAge: number
-  /** Never refetch for an unknown key id sooner than this after the last fetch, in ms. */
+  /** Never refetch for an unknown key id sooner than this after the last such refetch, in ms. */
   readonly cooldown: number
 }
 
@@ -51,6 +52,7 @@ interface Snapshot {
 export function createJwksCache(options: JwksCacheOptions): JwksCache {
   let snapshot: Snapshot | undefined
   let inflight: Promise<Snapshot> | undefined
+  let lastUnknownKeyFetch = Number.NEGATIVE_INFINITY
 
   // Concurrent verifications share one fetch; a failed fetch is not remembered.
   const fetchKeys = (): Promise<Snapshot> => {
@@ -89,9 +91,12 @@ export function createJwksCache(options: JwksCacheOptions): JwksCache {
         return await first.keys(header, token)
       } catch (err) {
         if (!(err instanceof errors.JWKSNoMatchingKey)) throw err
-        if (options.now() - first.fetchedAt < options.cooldown) throw err
-        const fresh = snapshot !== first ? (snapshot ?? (await fetchKeys())) : await fetchKeys()
-        return fresh.keys(header, token)
+        // Another call may have refreshed the set meanwhile; then that set decides.
+        if (snapshot !== undefined && snapshot !== first) return snapshot.keys(header, token)
+        const now = options.now()
+        if (now - lastUnknownKeyFetch < options.cooldown) throw err
+        lastUnknownKeyFetch = now
+        return (await fetchKeys()).keys(header, token)
       }
     },
   }
