@@ -14,7 +14,12 @@ import {
   TokenMissingError,
 } from './errors.js'
 import { createHttpErrorRenderer, type HttpErrorAnswer } from './http-error.js'
-import { createMembershipResolver, type MembershipResolver, type MembershipResolverOptions } from './resolver.js'
+import {
+  createMembershipResolver,
+  type MembershipResolver,
+  type MembershipResolverOptions,
+  type ResolveOptions,
+} from './resolver.js'
 import { allOf, anyOf, authenticated, group, type Requirement } from './requirements.js'
 import { extractBearerToken, isWellFormedToken } from './token.js'
 import type { GroupWithMembership, Membership } from './types.js'
@@ -99,8 +104,20 @@ export interface GuardCore {
 }
 
 /**
+ * What a `getToken` option returns: the token, or the token with its expiry (ms since the
+ * epoch, such as `tokenSet.expiresAt` from `voot-guard/oauth`) so that no cached answer
+ * outlives it; `undefined` when the request carries none.
+ *
+ * @example
+ * ```ts
+ * const found: FoundToken = { token: session.accessToken, expiresAt: session.expiresAt }
+ * ```
+ */
+export type FoundToken = string | { readonly token: string; readonly expiresAt?: number | undefined } | undefined
+
+/**
  * Where the token comes from: the `Authorization` header (default), or a token found
- * elsewhere by a `getToken` option (`undefined` when there is none).
+ * elsewhere by a `getToken` option.
  *
  * @example
  * ```ts
@@ -110,7 +127,7 @@ export interface GuardCore {
  */
 export type Credentials =
   | { readonly authorization: string | readonly string[] | undefined }
-  | { readonly token: string | undefined }
+  | { readonly token: FoundToken }
 
 const CONTROL = /[\u0000-\u001f\u007f]/
 
@@ -157,20 +174,28 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     return requirement
   }
 
-  function readToken(credentials: Credentials): string {
-    if ('authorization' in credentials) return extractBearerToken(credentials.authorization)
-    const { token } = credentials
+  const NO_OPTIONS: ResolveOptions = {}
+
+  /** The token and the per-call options that carry its expiry, when known. */
+  function readToken(credentials: Credentials): { token: string; options: ResolveOptions } {
+    if ('authorization' in credentials) return { token: extractBearerToken(credentials.authorization), options: NO_OPTIONS }
+    const found = credentials.token
+    const token = typeof found === 'object' && found !== null ? found.token : found
     if (token === undefined || token === null || token === '') throw new TokenMissingError()
     if (!isWellFormedToken(token)) throw new TokenMalformedError()
-    return token
+    const expiresAt = typeof found === 'object' && found !== null ? found.expiresAt : undefined
+    if (expiresAt !== undefined && (typeof expiresAt !== 'number' || Number.isNaN(expiresAt))) {
+      throw new InvalidArgumentError('getToken(): expiresAt must be a number of ms since the epoch')
+    }
+    return { token, options: expiresAt === undefined ? NO_OPTIONS : { tokenExpiresAt: expiresAt } }
   }
 
-  function contextFor(token: string, decision: Decision): VootContext {
+  function contextFor(token: string, options: ResolveOptions, decision: Decision): VootContext {
     return {
       decision,
-      groups: () => resolver.groups(token),
-      membership: (groupId) => resolver.membership(token, groupId),
-      check: (requirement) => resolver.check(token, requirement),
+      groups: () => resolver.groups(token, options),
+      membership: (groupId) => resolver.membership(token, groupId, options),
+      check: (requirement) => resolver.check(token, requirement, options),
     }
   }
 
@@ -193,14 +218,15 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     },
     authorize(credentials, requirement) {
       let token: string
+      let options: ResolveOptions
       try {
-        token = readToken(credentials)
+        ;({ token, options } = readToken(credentials))
       } catch (error) {
         return Promise.reject(renderer.toHttpError(error) ?? error)
       }
-      return resolver.check(token, requirement).then((decision) => {
+      return resolver.check(token, requirement, options).then((decision) => {
         if (!decision.allowed) throw renderer.toHttpError(new ForbiddenError())
-        return contextFor(token, decision)
+        return contextFor(token, options, decision)
       }, fail)
     },
     answer: (error) => renderer.answer(error),

@@ -48,6 +48,7 @@ export {
   createGuardCore,
   createGuards,
   type Credentials,
+  type FoundToken,
   type Guards,
   type GuardCore,
   type GuardOptions,

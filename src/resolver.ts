@@ -334,13 +334,16 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     digest: string,
     kind: CacheKeyKind,
     groupId: string | undefined,
-    fetch: () => Promise<T>,
+    fetch: (signal: AbortSignal | undefined) => Promise<T>,
     callOptions: ResolveOptions | undefined,
     ttlOf: (value: T) => number,
     prepare: (value: T) => unknown,
   ): Promise<unknown> {
     const key = keys.key(digest, kind, groupId)
     const at = now()
+    // A token past the expiry the caller knows of gets nothing, not even a cached answer.
+    const expiresAt = callOptions?.tokenExpiresAt
+    if (expiresAt !== undefined && !(at < expiresAt)) return Promise.reject(new InvalidTokenError('The access token has expired'))
     const entry = cache.get(key)
     if (entry !== undefined && at < entry.freshUntil && (kind !== 'membership' || !isMarkedInvalid(digest, at))) {
       hits++

@@ -57,6 +57,24 @@ describe('getToken', () => {
   })
 })
 
+describe('getToken with an expiry', () => {
+  it('caps the cache at the token expiry and refuses an expired token without a call', async () => {
+    let expiresAt = Date.now() + 60_000
+    const token = emulator.issueToken('alice')
+    const app = express()
+    const guard = createExpressGuard({ baseUrl: emulator.baseUrl, getToken: () => ({ token, expiresAt }) })
+    app.get('/', guard.requireGroup('fc:org:example.org', 'admin'), (_req, res) => res.send('ok'))
+    const { url, server } = await serve(app)
+    expect(await statusOf(url, {})).toBe(200)
+    emulator.resetLog()
+    expiresAt = Date.now() - 1
+    expect(await statusOf(url, {})).toBe(401)
+    expect(emulator.count()).toBe(0)
+    server.closeAllConnections()
+    server.close()
+  })
+})
+
 describe('shared resolver', () => {
   it('lets several guards share one cache', async () => {
     const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })

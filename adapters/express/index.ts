@@ -20,6 +20,7 @@ import {
   createGuardCore,
   createGuards,
   type Credentials,
+  type FoundToken,
   type GuardOptions,
   type Guards,
   type Requirement,
@@ -48,8 +49,11 @@ declare global {
  * ```
  */
 export interface ExpressGuardOptions extends GuardOptions {
-  /** Finds the token elsewhere than the `Authorization` header (return `undefined` for none). */
-  getToken?: (req: Request) => string | undefined
+  /**
+   * Finds the token elsewhere than the `Authorization` header: return the token, or
+   * `{ token, expiresAt }` so that no cached answer outlives it, or `undefined` for none.
+   */
+  getToken?: (req: Request) => FoundToken
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   createGuards,
   InvalidOptionError,
   type Credentials,
+  type FoundToken,
   type GuardOptions,
   type Guards,
   type Requirement,
@@ -42,8 +43,11 @@ declare module 'koa' {
  * ```
  */
 export interface KoaGuardOptions extends GuardOptions {
-  /** Finds the token elsewhere than the `Authorization` header (return `undefined` for none). */
-  getToken?: (ctx: Context) => string | undefined
+  /**
+   * Finds the token elsewhere than the `Authorization` header: return the token, or
+   * `{ token, expiresAt }` so that no cached answer outlives it, or `undefined` for none.
+   */
+  getToken?: (ctx: Context) => FoundToken
 }
 
 /**
