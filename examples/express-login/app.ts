@@ -66,7 +66,9 @@ export function createApp(options: LoginAppOptions): Express {
     baseUrl: options.baseUrl,
     realm: 'voot-guard-login-example',
     errorHandling: 'delegate',
-    getToken: (req) => req.session.accessToken,
+    // With its expiry, so that no cached group answer outlives the token.
+    getToken: (req) =>
+      req.session.accessToken === undefined ? undefined : { token: req.session.accessToken, expiresAt: req.session.expiresAt },
   })
 
   const app = express()
