@@ -6,7 +6,17 @@
  */
 import { LRUCache } from 'lru-cache'
 import { createCacheKeys, type CacheKeyKind } from './cache-key.js'
+import {
+  circuitBreakerOption,
+  circuitOutcome,
+  createCircuitBreaker,
+  type CircuitBreaker,
+  type CircuitBreakerOptions,
+  type CircuitPermit,
+  type CircuitState,
+} from './circuit-breaker.js'
 import { createGroupsClient, type GroupsClient, type GroupsClientOptions } from './client.js'
+import { DEFAULT_TIMEOUT, MAX_TIMEOUT } from './client-options.js'
 import { decide, decideFromList, type Decision, type DecisionLookups, type GroupsIndex } from './decision.js'
 import {
   AbortedError,
@@ -20,6 +30,8 @@ import { assertGroupId } from './group-id.js'
 import { DEFAULT_ROLES, judgeMembership } from './membership.js'
 import { functionOption, integerOption, objectOption } from './option-checks.js'
 import { isRequirement, rolesOf, type Requirement, type RequirementContext } from './requirements.js'
+import { createRetrier, type RetryInfo } from './retry.js'
+import { createTokenBackoff } from './token-backoff.js'
 import { tokenExpiry } from './token-expiry.js'
 import type { GroupWithMembership, Membership } from './types.js'
 
@@ -62,6 +74,34 @@ export type ResolverEvent =
     }
   | { readonly type: 'stale_served'; readonly endpoint: string; readonly groupId?: string; readonly ageMs: number }
   | { readonly type: 'invalidated'; readonly scope: 'token' | 'all' }
+  | {
+      /** A call failed before any answer (refused, reset) and is tried again after `delayMs`. */
+      readonly type: 'upstream_retry'
+      readonly endpoint: string
+      readonly groupId?: string
+      /** 1 for the first retry. */
+      readonly attempt: number
+      readonly delayMs: number
+      /** Code of the failure being retried. */
+      readonly code: string
+    }
+  | {
+      /** No call was made: too many in flight, the circuit is open, or the token is backing off after a 429. */
+      readonly type: 'upstream_rejected'
+      readonly endpoint: string
+      readonly groupId?: string
+      readonly code: 'ERR_UPSTREAM_OVERLOADED' | 'ERR_UPSTREAM_CIRCUIT_OPEN' | 'ERR_UPSTREAM_RATE_LIMITED'
+      /** Seconds until a call may be made again. */
+      readonly retryAfter: number
+    }
+  | {
+      /** The circuit breaker opened after `failures` upstream failures in a row; calls fail at once for `cooldownMs`. */
+      readonly type: 'circuit_open'
+      readonly failures: number
+      readonly cooldownMs: number
+    }
+  /** The cool-down is over and one probe call may go through (`half_open`), or the probe succeeded (`closed`). */
+  | { readonly type: 'circuit_half_open' | 'circuit_closed' }
 
 /**
  * Options of {@link createMembershipResolver}: the groups client's options plus caching.
@@ -80,6 +120,22 @@ export interface MembershipResolverOptions extends Partial<GroupsClientOptions> 
   roles?: readonly string[]
   /** Most distinct upstream calls in flight at once; past it, lookups fail fast with 503. Default `256`. */
   maxInflight?: number
+  /**
+   * Retries of a call that failed before any answer (connection refused or reset; never a
+   * status, a bad body or a timeout). Integer 0..5; default `1`. A retry is made only while
+   * `timeout` has room for it: the first attempt and its retries share that one deadline.
+   */
+  retries?: number
+  /** Wait before a retry, in ms (50 to 100 % of it, doubled for each further retry). Integer 0..10000; default `50`. */
+  retryDelay?: number
+  /**
+   * Opt-in circuit breaker: after `failureThreshold` upstream failures in a row (network,
+   * timeout, 5xx, 429, redirect, bad body; never 401, 403, 404), cache misses fail at once
+   * with 503 `ERR_UPSTREAM_CIRCUIT_OPEN` for `cooldown` ms, then one probe call is let
+   * through. Cached answers are served all along. `true` uses the defaults
+   * (`{ failureThreshold: 5, cooldown: 30_000 }`). Default `false` (off).
+   */
+  circuitBreaker?: boolean | CircuitBreakerOptions
   /** Clock in ms since the epoch, for TTLs and dated memberships. Default `Date.now`. */
   now?: () => number
   /** Receives {@link ResolverEvent}s. Exceptions it throws are ignored. */
@@ -116,6 +172,12 @@ export interface ResolverStats {
   readonly size: number
   /** Upstream calls in flight now. */
   readonly inflight: number
+  /** Retries made (after a refused or reset connection). */
+  readonly retries: number
+  /** Lookups failed fast without a call: overload, open circuit, or a token backing off after a 429. */
+  readonly rejected: number
+  /** The circuit breaker's state, or `'off'`. */
+  readonly circuit: CircuitState | 'off'
 }
 
 /**
@@ -230,7 +292,8 @@ function validateRoles(value: unknown): readonly string[] {
  *
  * Defaults: `timeout` 5000 ms, `maxResponseBytes` 1 MiB, `cache.max` 10 000,
  * `cache.ttl` 60 000 ms, `cache.negativeTtl` 10 000 ms, `cache.staleIfError` 0,
- * `roles` `['member', 'admin', 'owner']`, `maxInflight` 256.
+ * `roles` `['member', 'admin', 'owner']`, `maxInflight` 256, `retries` 1, `retryDelay` 50 ms,
+ * `circuitBreaker` off.
  *
  * @example
  * ```ts
@@ -250,6 +313,11 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   const negativeTtl = integerOption('cache.negativeTtl', cacheOptions.negativeTtl, 10_000, 0, 86_400_000)
   const staleIfError = integerOption('cache.staleIfError', cacheOptions.staleIfError, 0, 0, 86_400_000)
   const maxInflight = integerOption('maxInflight', options.maxInflight, 256, 1, 100_000)
+  const retries = integerOption('retries', options.retries, 1, 0, 5)
+  const retryDelay = integerOption('retryDelay', options.retryDelay, 50, 0, 10_000)
+  // Retries share the whole-call deadline; with a caller's `client`, `timeout` should match its own.
+  const budget = integerOption('timeout', options.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
+  const breakerSettings = circuitBreakerOption(options.circuitBreaker)
   const roles = validateRoles(options.roles)
   const now = functionOption('now', options.now, Date.now)
   const onEvent = functionOption<(event: ResolverEvent) => void>('onEvent', options.onEvent, () => {})
@@ -264,7 +332,18 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     client = options.client
   } else {
     if (options.baseUrl === undefined) throw new InvalidOptionError('baseUrl', 'is required (or pass `client`)')
-    const { client: _c, cache: _k, roles: _r, maxInflight: _m, now: _n, onEvent: _e, ...clientOptions } = options
+    const {
+      client: _c,
+      cache: _k,
+      roles: _r,
+      maxInflight: _m,
+      now: _n,
+      onEvent: _e,
+      retries: _t,
+      retryDelay: _d,
+      circuitBreaker: _b,
+      ...clientOptions
+    } = options
     client = createGroupsClient(clientOptions as GroupsClientOptions)
     ownsClient = true
   }
@@ -277,6 +356,21 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   let upstreamCalls = 0
   let coalesced = 0
   let staleServed = 0
+  let retried = 0
+  let rejected = 0
+  const retrier = createRetrier({ retries, delay: retryDelay, budget })
+  const backoff = createTokenBackoff({ max, now })
+  const breaker: CircuitBreaker | undefined =
+    breakerSettings &&
+    createCircuitBreaker({
+      ...breakerSettings,
+      now,
+      onChange: (change) => {
+        if (!listening) return
+        if (change.state === 'open') emit({ type: 'circuit_open', failures: change.failures, cooldownMs: change.cooldownMs })
+        else emit({ type: change.state === 'closed' ? 'circuit_closed' : 'circuit_half_open' })
+      },
+    })
 
   function emit(event: ResolverEvent): void {
     try {
@@ -325,6 +419,41 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     return fromJwt === undefined ? given : Math.min(given, fromJwt)
   }
 
+  /** An expired entry that may still be served after a failure (`staleIfError`), counted and reported. */
+  function staleEntry(key: string, kind: CacheKeyKind, groupId: string | undefined, digest: string, at: number): Entry | undefined {
+    const stale = cache.get(key)
+    if (
+      staleIfError > 0 &&
+      stale !== undefined &&
+      at - stale.freshUntil <= staleIfError &&
+      at < stale.hardUntil &&
+      !isMarkedInvalid(digest, at)
+    ) {
+      staleServed++
+      if (listening) emit({ type: 'stale_served', ...place(kind, groupId), ageMs: at - stale.storedAt })
+      return stale
+    }
+    return undefined
+  }
+
+  /** A lookup that makes no call (overload, open circuit, back-off): a stale answer if allowed, else the refusal. */
+  function refuse(
+    refusal: UpstreamError,
+    key: string,
+    kind: CacheKeyKind,
+    groupId: string | undefined,
+    digest: string,
+    at: number,
+  ): Promise<unknown> {
+    rejected++
+    if (listening) {
+      const code = refusal.code as 'ERR_UPSTREAM_OVERLOADED' | 'ERR_UPSTREAM_CIRCUIT_OPEN' | 'ERR_UPSTREAM_RATE_LIMITED'
+      emit({ type: 'upstream_rejected', ...place(kind, groupId), code, retryAfter: refusal.retryAfter ?? 1 })
+    }
+    const stale = staleEntry(key, kind, groupId, digest, at)
+    return stale === undefined ? Promise.reject(refusal) : Promise.resolve(stale.value)
+  }
+
   /**
    * One cached lookup: a fresh entry, or one shared upstream call, or (on failure) a stale
    * entry within `staleIfError`.
@@ -362,22 +491,35 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       if (listening) emit({ type: 'coalesced', ...place(kind, groupId) })
       return waitFor(shared.promise, callOptions?.signal)
     }
-    if (inflight.size >= maxInflight) {
-      return Promise.reject(
-        new UpstreamError('ERR_UPSTREAM_OVERLOADED', 'Too many group service calls are in flight', {
-          endpoint: ENDPOINT[kind],
-          retryAfter: 1,
-        }),
-      )
+    let permit: CircuitPermit | undefined
+    let refusal = backoff.refusal(digest, ENDPOINT[kind])
+    if (refusal === undefined && inflight.size >= maxInflight) {
+      refusal = new UpstreamError('ERR_UPSTREAM_OVERLOADED', 'Too many group service calls are in flight', {
+        endpoint: ENDPOINT[kind],
+        retryAfter: 1,
+      })
     }
+    // Asked last: a permit is a promise to call (the one probe of a half-open circuit).
+    if (refusal === undefined && breaker !== undefined) {
+      permit = breaker.admit()
+      if (permit === undefined) refusal = breaker.openError(ENDPOINT[kind])
+    }
+    if (refusal !== undefined) return refuse(refusal, key, kind, groupId, digest, at)
 
     upstreamCalls++
     const started = now()
+    const onRetry = (info: RetryInfo): void => {
+      retried++
+      if (listening) {
+        emit({ type: 'upstream_retry', ...place(kind, groupId), attempt: info.attempt, delayMs: info.delayMs, code: info.error.code })
+      }
+    }
     const flight: Flight = {
       discard: false,
-      promise: fetch().then(
+      promise: retrier.run(fetch, onRetry).then(
         (value) => {
           const done = now()
+          permit?.settle('success')
           if (listening) {
             const outcome = value === null ? 'not_found' : 'ok'
             emit({ type: 'upstream_response', ...place(kind, groupId), durationMs: done - started, outcome })
@@ -391,6 +533,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
         },
         (error: unknown) => {
           const done = now()
+          permit?.settle(circuitOutcome(error))
           if (error instanceof InvalidTokenError) {
             if (listening) emit({ type: 'upstream_response', ...place(kind, groupId), durationMs: done - started, outcome: 'invalid_token' })
             if (!flight.discard) markInvalid(digest, done)
@@ -401,18 +544,9 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
               const base = { type: 'upstream_error', ...place(kind, groupId), durationMs: done - started, code: error.code } as const
               emit(error.upstreamStatus === undefined ? base : { ...base, upstreamStatus: error.upstreamStatus })
             }
-            const stale = cache.get(key)
-            if (
-              staleIfError > 0 &&
-              stale !== undefined &&
-              done - stale.freshUntil <= staleIfError &&
-              done < stale.hardUntil &&
-              !isMarkedInvalid(digest, done)
-            ) {
-              staleServed++
-              if (listening) emit({ type: 'stale_served', ...place(kind, groupId), ageMs: done - stale.storedAt })
-              return stale.value
-            }
+            if (error.code === 'ERR_UPSTREAM_RATE_LIMITED' && error.retryAfter !== undefined) backoff.block(digest, error.retryAfter)
+            const stale = staleEntry(key, kind, groupId, digest, done)
+            if (stale !== undefined) return stale.value
           } else if (listening && error instanceof VootError) {
             emit({ type: 'upstream_response', ...place(kind, groupId), durationMs: done - started, outcome: 'insufficient_scope' })
           }
@@ -438,8 +572,9 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       digest,
       'groups',
       undefined,
-      // The caller's signal is not passed on: the call is shared with other waiters.
-      () => client.myGroups(token),
+      // The caller's signal is not passed on: the call is shared with other waiters. The
+      // signal here is the retry's share of the deadline.
+      (signal) => client.myGroups(token, { signal }),
       callOptions,
       positiveTtl,
       indexGroups,
@@ -457,7 +592,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       digest,
       'membership',
       groupId,
-      () => client.myMembership(token, groupId),
+      (signal) => client.myMembership(token, groupId, { signal }),
       callOptions,
       membershipTtl,
       asIs,
@@ -525,7 +660,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
           digest,
           'groupsAll',
           undefined,
-          () => client.myGroups(token, { showAll: true }),
+          (signal) => client.myGroups(token, { showAll: true, signal }),
           callOptions,
           positiveTtl,
           asIs,
@@ -579,7 +714,18 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     assertRequirement,
 
     stats() {
-      return { hits, misses, upstreamCalls, coalesced, staleServed, size: cache.size, inflight: inflight.size }
+      return {
+        hits,
+        misses,
+        upstreamCalls,
+        coalesced,
+        staleServed,
+        size: cache.size,
+        inflight: inflight.size,
+        retries: retried,
+        rejected,
+        circuit: breaker === undefined ? 'off' : breaker.state,
+      }
     },
 
     async close() {
