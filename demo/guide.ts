@@ -1,0 +1,139 @@
+/**
+ * What the demo prints: the routes of the Express example, a token per demo user, and
+ * `curl` lines that show each outcome of a guard. The lines are data too, so that the
+ * smoke test can replay exactly what a newcomer would paste.
+ *
+ * @module
+ */
+import { shellQuote } from '../cli/shell-quote.js'
+import { formatTable } from '../cli/table.js'
+
+/**
+ * One `curl` line of the guide, with the request it makes as data.
+ *
+ * @example
+ * ```ts
+ * const line: DemoCurlLine = {
+ *   description: 'no token: 401 with a WWW-Authenticate challenge',
+ *   expectedStatus: 401,
+ *   command: 'curl -i http://127.0.0.1:3000/api/staff',
+ *   url: 'http://127.0.0.1:3000/api/staff',
+ *   headers: {},
+ * }
+ * ```
+ */
+export interface DemoCurlLine {
+  /** What the line shows, printed as a comment above it. */
+  readonly description: string
+  /** The status the app answers with. */
+  readonly expectedStatus: number
+  /** The shell command, ready to paste. */
+  readonly command: string
+  /** The URL the command requests (GET). */
+  readonly url: string
+  /** The request headers the command sends. */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** What {@link demoGuide} lays out. */
+export interface DemoGuideInput {
+  readonly appUrl: string
+  readonly baseUrl: string
+  readonly authUrl: string
+  /** A personal token per demo user, in the order to list them. */
+  readonly tokens: Readonly<Record<string, string>>
+  /** A token of alice's for which the emulator answers 500. */
+  readonly faultToken: string
+}
+
+/** The routes of examples/express/app.ts, as the guide lists them. */
+const ROUTES: readonly (readonly [string, string])[] = [
+  ['GET /api/me', 'any valid personal token; answers with your groups'],
+  ['GET /api/staff', 'employees of example.org: group fc:org:example.org, role admin (on fc:org groups admin = employee)'],
+  ['GET /api/inf1000', 'anyone enrolled in INF1000: group fc:fs:fs:emne:example.org:INF1000:1'],
+]
+
+/** The users of the emulator's built-in data set, in a few words each. */
+const WHO: Readonly<Record<string, string>> = {
+  alice: 'employee of example.org; owner of two ad-hoc groups',
+  bob: 'student: member of the org and of INF1000 (his MAT1100 membership is inactive)',
+  carol: 'teacher of school class 4a/3 (admin on a school group = teacher)',
+  dave: 'dated memberships only: one starts in 2099, one ended in 2020',
+  erin: 'no groups at all',
+  frank: 'pupil in school class 4a/3',
+}
+
+/**
+ * The `curl` lines of the guide: an allow, a 403, a 401, a 503 with a fault injected, and
+ * a 403 for a membership that has ended.
+ *
+ * @example
+ * ```ts
+ * for (const line of demoCurlLines(input)) console.log(`# ${line.description}\n${line.command}`)
+ * ```
+ */
+export function demoCurlLines(input: DemoGuideInput): DemoCurlLine[] {
+  const line = (description: string, expectedStatus: number, path: string, token?: string): DemoCurlLine => {
+    const url = `${input.appUrl}${path}`
+    const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` }
+    const header = token === undefined ? '' : ` -H ${shellQuote(`Authorization: Bearer ${token}`)}`
+    return { description, expectedStatus, command: `curl -i${header} ${shellQuote(url)}`, url, headers }
+  }
+  const { alice, bob, dave } = input.tokens
+  return [
+    ...(alice === undefined ? [] : [line('alice is an employee of example.org: 200', 200, '/api/staff', alice)]),
+    ...(bob === undefined ? [] : [line('bob is a student, a member of the org but not an employee: 403 forbidden', 403, '/api/staff', bob)]),
+    line('no token: 401 with a WWW-Authenticate challenge', 401, '/api/staff'),
+    line(
+      'a token of alice\'s for which the demo told the emulator to answer 500: the guard fails closed, 503 with Retry-After',
+      503,
+      '/api/staff',
+      input.faultToken,
+    ),
+    ...(dave === undefined ? [] : [line("dave's INF1000 enrolment ended in 2020: 403 forbidden", 403, '/api/inf1000', dave)]),
+  ]
+}
+
+/**
+ * The text the demo prints.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(demoGuide(input, demoCurlLines(input)))
+ * ```
+ */
+export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLine[]): string {
+  const users = Object.entries(input.tokens)
+  const bob = input.tokens.bob
+  return [
+    'voot-guard demo: the Express example (examples/express/app.ts) guarded by voot-guard,',
+    'asking the built-in emulator of a VOOT group service.',
+    '',
+    `  app        ${input.appUrl}`,
+    `  emulator   ${input.baseUrl}   (OAuth/OpenID Connect at ${input.authUrl})`,
+    '',
+    'Routes:',
+    formatTable(['ROUTE', 'ALLOWS'], ROUTES).trimEnd().replace(/^/gm, '  '),
+    '',
+    'Tokens of the demo users (valid 8 hours; new ones at every start):',
+    formatTable(
+      ['USER', 'TOKEN', 'WHO'],
+      [...users.map(([user, token]) => [user, token, WHO[user] ?? '']), ['(fault)', input.faultToken, "alice's, but the emulator answers 500 for it"]],
+    )
+      .trimEnd()
+      .replace(/^/gm, '  '),
+    '',
+    'Try:',
+    ...curlLines.flatMap((line) => [`  # ${line.description}`, `  ${line.command}`]),
+    '',
+    ...(bob === undefined
+      ? []
+      : [
+          'The same decision from the command line (exit code 0 allowed, 1 denied, 2 error):',
+          `  VOOT_TOKEN=${shellQuote(bob)} npx tsx bin/voot-guard.ts check --base-url ${shellQuote(input.baseUrl)} --group fc:org:example.org --role admin`,
+          '',
+        ]),
+    'Stop with Ctrl-C.',
+    '',
+  ].join('\n')
+}

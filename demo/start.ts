@@ -1,0 +1,168 @@
+/**
+ * `npm start`: the emulator of a VOOT group service and the Express example app, started
+ * together, with a guide to try them (routes, a token per demo user, `curl` lines for an
+ * allow, a 403, a 401 and a 503). Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+ *
+ * @module
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { pathToFileURL } from 'node:url'
+import { createApp } from '../examples/express/app.js'
+import { withPortFallback } from '../cli/port-fallback.js'
+import { stopSignal, untilAborted } from '../cli/stop-signal.js'
+import { InvalidOptionError } from 'voot-guard'
+import { startEmulator, type Emulator } from 'voot-guard/testing'
+import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
+
+export type { DemoCurlLine } from './guide.js'
+
+/** The app's port when free and `port` is not given. */
+export const DEMO_APP_PORT = 3000
+/** The emulator's port when free and `emulatorPort` is not given. */
+export const DEMO_EMULATOR_PORT = 4000
+
+/** The demo users listed in the guide, in this order. */
+const DEMO_USERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'] as const
+
+/**
+ * Options of {@link startDemo}.
+ *
+ * @example
+ * ```ts
+ * await startDemo({ port: 0, emulatorPort: 0, print: () => {} })
+ * ```
+ */
+export interface DemoOptions {
+  /** The app's port. Default {@link DEMO_APP_PORT} (3000), or any free port when it is taken. */
+  port?: number
+  /** The emulator's port. Default {@link DEMO_EMULATOR_PORT} (4000), or any free port when it is taken. */
+  emulatorPort?: number
+  /** Receives the guide. Default: written to stdout. */
+  print?: (guide: string) => void
+}
+
+/**
+ * A running demo.
+ *
+ * @example
+ * ```ts
+ * const demo = await startDemo({ print: () => {} })
+ * for (const line of demo.curlLines) console.log(line.command, '->', line.expectedStatus)
+ * await demo.close()
+ * ```
+ */
+export interface Demo {
+  /** The Express app, such as `http://127.0.0.1:3000`. */
+  readonly appUrl: string
+  /** The emulator behind it. */
+  readonly emulator: Emulator
+  /** A personal token per demo user. */
+  readonly tokens: Readonly<Record<string, string>>
+  /** A token of alice's for which the emulator answers 500 (so the app answers 503). */
+  readonly faultToken: string
+  /** The guide's `curl` lines, with the status each one gets. */
+  readonly curlLines: readonly DemoCurlLine[]
+  /** The guide as printed. */
+  readonly guide: string
+  /** Stops the app and the emulator. Safe to call more than once. */
+  close(): Promise<void>
+}
+
+/**
+ * Starts the emulator and the Express example on 127.0.0.1, injects a fault for one token,
+ * and prints the guide.
+ *
+ * @throws {@link InvalidOptionError} for an invalid option; the listen error when a port
+ *   given explicitly is taken.
+ * @example
+ * ```ts
+ * import { startDemo } from './demo/start.js'
+ *
+ * const demo = await startDemo()
+ * process.once('SIGINT', () => void demo.close())
+ * ```
+ */
+export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
+  const { port, emulatorPort, print = (guide: string) => void process.stdout.write(guide) } = options
+  checkPort('port', port)
+  checkPort('emulatorPort', emulatorPort)
+  if (typeof print !== 'function') throw new InvalidOptionError('print', 'must be a function')
+
+  const startOn = (listenOn: number): Promise<Emulator> => startEmulator({ port: listenOn })
+  const emulator = emulatorPort === undefined ? await withPortFallback(DEMO_EMULATOR_PORT, startOn) : await startOn(emulatorPort)
+  let server: Server | undefined
+  try {
+    const app = createServer(createApp(emulator.baseUrl))
+    server = app
+    const listenOn = (appPort: number): Promise<void> => listen(app, appPort)
+    await (port === undefined ? withPortFallback(DEMO_APP_PORT, listenOn) : listenOn(port))
+  } catch (error) {
+    await emulator.close()
+    throw error
+  }
+
+  const appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const tokens = Object.fromEntries(DEMO_USERS.map((user) => [user, emulator.issueToken(user)]))
+  const faultToken = emulator.issueToken('alice')
+  // Every group-service call made with this token answers 500, as an outage would.
+  emulator.faults.add({ kind: 'status', status: 500 }, { token: faultToken })
+  const input = { appUrl, baseUrl: emulator.baseUrl, authUrl: emulator.authUrl, tokens, faultToken }
+  const curlLines = demoCurlLines(input)
+  const guide = demoGuide(input, curlLines)
+  print(guide)
+
+  const running = server
+  let closing: Promise<void> | undefined
+  return {
+    appUrl,
+    emulator,
+    tokens,
+    faultToken,
+    curlLines,
+    guide,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => running.close(() => resolve()))
+        // Keep-alive connections (curl, browsers) would hold server.close() open.
+        running.closeAllConnections()
+        await closed
+        await emulator.close()
+      })()
+      return closing
+    },
+  }
+}
+
+function checkPort(name: string, port: number | undefined): void {
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
+    throw new InvalidOptionError(name, 'must be an integer from 0 to 65535')
+  }
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+// `npm start` (tsx demo/start.ts), not an import from a test.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const stop = stopSignal()
+  try {
+    const demo = await startDemo()
+    await untilAborted(stop.signal)
+    process.stdout.write('\nStopping the demo...\n')
+    await demo.close()
+    process.stdout.write('Demo stopped.\n')
+  } catch (error) {
+    process.stderr.write(`The demo could not start: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exitCode = 1
+  } finally {
+    stop.dispose()
+  }
+}
