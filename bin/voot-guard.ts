@@ -6,23 +6,15 @@
  * @module
  */
 import { runCli } from '../cli/index.js'
+import { processStopSignal } from '../cli/stop-signal.js'
 
-const stop = new AbortController()
-const onSignal = (signal: NodeJS.Signals): void => {
-  // A second Ctrl-C while closing gets Node's default: exit at once.
-  process.off('SIGINT', onSignal)
-  process.off('SIGTERM', onSignal)
-  stop.abort(signal)
-}
-process.on('SIGINT', onSignal)
-process.on('SIGTERM', onSignal)
-
+// SIGINT/SIGTERM stop a long-running command (the emulator) cleanly, within 5 s at most.
+const stop = processStopSignal({ forceExitAfterMs: 5_000 })
 const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
   signal: stop.signal,
 })
-process.off('SIGINT', onSignal)
-process.off('SIGTERM', onSignal)
+stop.dispose()
 process.exitCode = code

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Agent } from 'undici'
 import { MAX_TIMEOUT, DEFAULT_TIMEOUT } from '../src/client-options.js'
 import type { Decision, DecisionReason } from '../src/decision.js'
 import { InvalidArgumentError } from '../src/errors.js'
@@ -82,6 +83,9 @@ export const checkCommand: Command = {
   async run(args, io) {
     let json = false
     let resolver: MembershipResolver | undefined
+    // Our own dispatcher, destroyed at the end: a graceful close would wait for a hanging
+    // call to time out after the user has pressed Ctrl-C.
+    const dispatcher = new Agent()
     let safeIo = io
     try {
       const values = parseCommandArguments(args, OPTIONS)
@@ -96,17 +100,18 @@ export const checkCommand: Command = {
       const roles = values.roles?.split(',').map((role) => role.trim())
       // Validated before any call: a typo in the id or role is a usage error, not a denial.
       const requirement = group(values.group, values.role)
-      resolver = createMembershipResolver({ baseUrl, timeout, ...(roles === undefined ? {} : { roles }) })
+      resolver = createMembershipResolver({ baseUrl, timeout, dispatcher, ...(roles === undefined ? {} : { roles }) })
       resolver.assertRequirement(requirement)
       const token = tokenFromEnvironment(io.env)
       safeIo = redactingIo(io, token)
-      const decision = await resolver.check(token, requirement)
+      const decision = await resolver.check(token, requirement, io.signal === undefined ? {} : { signal: io.signal })
       safeIo.stdout.write(json ? `${JSON.stringify(decisionJson(decision))}\n` : formatDecision(decision))
       return decision.allowed ? EXIT_OK : EXIT_DENIED
     } catch (error) {
       return reportError(error, safeIo, { command: 'check', json, jsonFields: { outcome: 'error' }, upstreamMeansUnknown: true })
     } finally {
       await resolver?.close()
+      await dispatcher.destroy()
     }
   },
 }

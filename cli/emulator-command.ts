@@ -12,7 +12,7 @@ import { reportError } from './error-report.js'
 import { EXIT_OK } from './exit-codes.js'
 import { isAddressInUse, withPortFallback } from './port-fallback.js'
 import { shellQuote } from './shell-quote.js'
-import { stopSignal, untilAborted } from './stop-signal.js'
+import { processStopSignal, untilAborted } from './stop-signal.js'
 import { formatFields, formatTable } from './table.js'
 import { printable } from './terminal-text.js'
 
@@ -61,7 +61,8 @@ export const emulatorCommand: Command = {
   async run(args, io) {
     let json = false
     let emulator: Emulator | undefined
-    const stop = stopSignal(io.signal)
+    // Without a signal from the caller, the process's own SIGINT/SIGTERM stop the emulator.
+    const { signal: stopped, dispose } = io.signal === undefined ? processStopSignal() : { signal: io.signal, dispose: () => {} }
     try {
       const values = parseCommandArguments(args, OPTIONS)
       if (values.help === true) {
@@ -91,7 +92,7 @@ export const emulatorCommand: Command = {
           ? `${JSON.stringify({ baseUrl: running.baseUrl, authUrl: running.authUrl, tokens })}\n`
           : formatStarted(running, tokens, values.data),
       )
-      await untilAborted(stop.signal)
+      await untilAborted(stopped)
       await emulator.close()
       if (!json) io.stdout.write('Emulator stopped.\n')
       return EXIT_OK
@@ -99,7 +100,7 @@ export const emulatorCommand: Command = {
       await emulator?.close()
       return reportError(error, io, { command: 'emulator', json })
     } finally {
-      stop.dispose()
+      dispose()
     }
   },
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  AbortedError,
   InsufficientScopeError,
   InvalidArgumentError,
   InvalidGroupIdError,
@@ -81,6 +82,7 @@ export function describeCliError(error: unknown): CliErrorReport {
       usage: false,
     }
   }
+  if (error instanceof AbortedError) return { code: error.code, message: 'interrupted before the group service answered', usage: false }
   if (error instanceof InvalidOptionError) {
     const flag = FLAG_OF_OPTION[error.option]
     const message = flag === undefined ? error.message : `${flag}: ${error.message.replace(/^options\.[\w.]+: /, '')}`

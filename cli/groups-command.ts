@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Agent } from 'undici'
 import { createGroupsClient, type GroupsClient } from '../src/client.js'
 import { DEFAULT_TIMEOUT, MAX_TIMEOUT } from '../src/client-options.js'
 import { isActiveAt } from '../src/membership.js'
@@ -62,6 +63,9 @@ export const groupsCommand: Command = {
   async run(args, io) {
     let json = false
     let client: GroupsClient | undefined
+    // Our own dispatcher, destroyed at the end: a graceful close would wait for a hanging
+    // call to time out after the user has pressed Ctrl-C.
+    const dispatcher = new Agent()
     let safeIo = io
     try {
       const values = parseCommandArguments(args, OPTIONS)
@@ -73,16 +77,17 @@ export const groupsCommand: Command = {
       const showAll = values['show-all'] === true
       const baseUrl = baseUrlArgument(values['base-url'], io.env)
       const timeout = integerArgument('timeout', values.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
-      client = createGroupsClient({ baseUrl, timeout })
+      client = createGroupsClient({ baseUrl, timeout, dispatcher })
       const token = tokenFromEnvironment(io.env)
       safeIo = redactingIo(io, token)
-      const rows = (await client.myGroups(token, { showAll })).map((each) => describeGroup(each, Date.now()))
+      const rows = (await client.myGroups(token, { showAll, ...(io.signal === undefined ? {} : { signal: io.signal }) })).map((each) => describeGroup(each, Date.now()))
       safeIo.stdout.write(json ? `${JSON.stringify({ groups: rows })}\n` : formatGroups(rows, showAll))
       return EXIT_OK
     } catch (error) {
       return reportError(error, safeIo, { command: 'groups', json })
     } finally {
       await client?.close()
+      await dispatcher.destroy()
     }
   },
 }

@@ -33,8 +33,9 @@ export interface CliIo {
   /** Environment variables; `VOOT_TOKEN` and `VOOT_BASE_URL` are read from here. */
   readonly env: Readonly<Record<string, string | undefined>>
   /**
-   * Stops a long-running command (`emulator`) when it aborts. Default: the process's
-   * SIGINT and SIGTERM.
+   * Stops the command when it aborts (the executable wires it to SIGINT and SIGTERM):
+   * `emulator` closes and exits 0; `groups` and `check` give up their call and exit 2.
+   * Without it, `emulator` stops on the process's own SIGINT or SIGTERM.
    */
   readonly signal?: AbortSignal
 }

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
 import { createApp } from '../examples/express/app.js'
 import { withPortFallback } from '../cli/port-fallback.js'
-import { stopSignal, untilAborted } from '../cli/stop-signal.js'
+import { processStopSignal, untilAborted } from '../cli/stop-signal.js'
 import { InvalidOptionError } from 'voot-guard'
 import { startEmulator, type Emulator } from 'voot-guard/testing'
 import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
@@ -152,7 +152,7 @@ function listen(server: Server, port: number): Promise<void> {
 
 // `npm start` (tsx demo/start.ts), not an import from a test.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const stop = stopSignal()
+  const stop = processStopSignal({ forceExitAfterMs: 5_000 })
   try {
     const demo = await startDemo()
     await untilAborted(stop.signal)

@@ -130,6 +130,19 @@ describe('voot-guard check', () => {
     expect(JSON.parse(result.stdout).error.code).toBe('ERR_UPSTREAM_TIMEOUT')
   })
 
+  it('gives up its call when its signal aborts (Ctrl-C in the executable)', async () => {
+    const token = emulator.issueToken('alice')
+    emulator.faults.add({ kind: 'hang' }, { token })
+    const stop = new AbortController()
+    setTimeout(() => stop.abort(), 50)
+    // The call's own deadline is far beyond the test's timeout: only the abort can end it in time.
+    const args = ['check', '--base-url', emulator.baseUrl, '--group', ORG_ID, '--timeout', '60000', '--json']
+    const result = await run(args, { VOOT_TOKEN: token }, stop.signal)
+    expect(result.code).toBe(2)
+    expect(JSON.parse(result.stdout).error.code).toBe('ERR_ABORTED')
+    expect(result.stderr).toMatch(/interrupted/)
+  })
+
   it('accepts another role order with --roles', async () => {
     const token = emulator.issueToken('bob')
     const result = await check(token, '--group', ORG_ID, '--role', 'prospect', '--roles', 'prospect,member,manager,admin,owner')
