@@ -272,6 +272,9 @@ async function send(
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
 
   let body: Dispatcher.ResponseData['body'] | undefined
+  // Set once the status line arrived: a connection lost after it is not a failure "before
+  // any answer", and must not be retried as one.
+  let answeredStatus: number | undefined
   try {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': settings.userAgent }
     if (spec.token !== undefined) headers['authorization'] = `Bearer ${spec.token}`
@@ -285,6 +288,7 @@ async function send(
       ...({ maxRedirections: 0 } as object),
     })
     body = response.body
+    answeredStatus = response.statusCode
     return await readResponse(response, spec, settings.maxResponseBytes)
   } catch (err) {
     if (err instanceof VootError) throw err
@@ -292,10 +296,15 @@ async function send(
       throw new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The group service did not answer ${endpoint} within ${settings.timeout} ms`, { endpoint })
     }
     if (abortedBy === 'caller') throw new AbortedError({ cause: callerSignal?.reason })
-    throw new UpstreamError('ERR_UPSTREAM_NETWORK', `The group service could not be reached for ${endpoint}`, {
-      endpoint,
-      cause: withoutSecret(err, spec.token),
-    })
+    const cause = withoutSecret(err, spec.token)
+    if (answeredStatus !== undefined) {
+      throw new UpstreamError('ERR_UPSTREAM_NETWORK', `The connection to the group service broke while it answered ${endpoint}`, {
+        endpoint,
+        upstreamStatus: answeredStatus,
+        cause,
+      })
+    }
+    throw new UpstreamError('ERR_UPSTREAM_NETWORK', `The group service could not be reached for ${endpoint}`, { endpoint, cause })
   } finally {
     clearTimeout(timer)
     callerSignal?.removeEventListener('abort', onCallerAbort)
