@@ -8,7 +8,14 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { InvalidArgumentError } from '../src/errors.js'
 
-/** The options of one command, in `parseArgs` form. */
+/**
+ * The options of one command, in `parseArgs` form.
+ *
+ * @example
+ * ```ts
+ * const options = { json: { type: 'boolean' }, timeout: { type: 'string' } } as const satisfies OptionSpecs
+ * ```
+ */
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>
 
 type Parsed<O extends OptionSpecs> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values']
@@ -39,17 +46,28 @@ export const TOKEN_FROM_ENVIRONMENT =
  * ```
  */
 export function parseCommandArguments<const O extends OptionSpecs>(args: readonly string[], options: O): Parsed<O> {
-  for (const arg of args) {
-    if (arg === '--') break
-    if (arg === '--token' || arg.startsWith('--token=')) {
-      throw new InvalidArgumentError(`--token is not accepted. ${TOKEN_FROM_ENVIRONMENT}`)
-    }
-  }
+  if (hasTokenFlag(args)) throw new InvalidArgumentError(`--token is not accepted. ${TOKEN_FROM_ENVIRONMENT}`)
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values
   } catch (error) {
     throw new InvalidArgumentError(parseFailure(error), { cause: error })
   }
+}
+
+/**
+ * Whether `args` carry a `--token` flag (`--token X` or `--token=X`) before any `--`.
+ *
+ * @example
+ * ```ts
+ * hasTokenFlag(['check', '--token=abc']) // true
+ * ```
+ */
+export function hasTokenFlag(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === '--') return false
+    if (arg === '--token' || arg.startsWith('--token=')) return true
+  }
+  return false
 }
 
 function parseFailure(error: unknown): string {

@@ -16,7 +16,14 @@ import { processStopSignal, untilAborted } from './stop-signal.js'
 import { formatFields, formatTable } from './table.js'
 import { printable } from './terminal-text.js'
 
-/** The port the emulator prefers when `--port` is not given. */
+/**
+ * The port the emulator prefers when `--port` is not given.
+ *
+ * @example
+ * ```ts
+ * console.log(`try http://127.0.0.1:${EMULATOR_PREFERRED_PORT}/groups`)
+ * ```
+ */
 export const EMULATOR_PREFERRED_PORT = 4000
 
 const OPTIONS = {

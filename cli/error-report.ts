@@ -130,7 +130,14 @@ export function reportError(error: unknown, io: CliIo, context: ReportContext): 
   return EXIT_ERROR
 }
 
-/** What {@link reportError} needs to know about the command that failed. */
+/**
+ * What {@link reportError} needs to know about the command that failed.
+ *
+ * @example
+ * ```ts
+ * const context: ReportContext = { command: 'check', json: true, jsonFields: { outcome: 'error' } }
+ * ```
+ */
 export interface ReportContext {
   /** The command's name, for the message and the pointer to its help. */
   readonly command: string

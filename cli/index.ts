@@ -6,7 +6,7 @@
  * @module
  */
 import { VERSION } from '../src/version.js'
-import { TOKEN_FROM_ENVIRONMENT } from './arguments.js'
+import { hasTokenFlag, TOKEN_FROM_ENVIRONMENT } from './arguments.js'
 import { checkCommand } from './check-command.js'
 import type { Command } from './command.js'
 import { emulatorCommand } from './emulator-command.js'
@@ -50,6 +50,11 @@ Options:
  * ```
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  // Wherever it stands, even before the command: the reason matters more than the syntax.
+  if (hasTokenFlag(argv)) {
+    io.stderr.write(`voot-guard: --token is not accepted. ${TOKEN_FROM_ENVIRONMENT}\n`)
+    return EXIT_ERROR
+  }
   const [first, ...rest] = argv
   if (first === undefined) {
     io.stderr.write(HELP)

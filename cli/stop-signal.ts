@@ -4,7 +4,15 @@
  * @module
  */
 
-/** What {@link processStopSignal} returns. */
+/**
+ * What {@link processStopSignal} returns.
+ *
+ * @example
+ * ```ts
+ * const stop: ProcessStop = processStopSignal()
+ * stop.signal.addEventListener('abort', () => console.log('stopping'))
+ * ```
+ */
 export interface ProcessStop {
   /** Aborts on the first SIGINT or SIGTERM, with the signal's name as the reason. */
   readonly signal: AbortSignal
@@ -12,7 +20,14 @@ export interface ProcessStop {
   dispose(): void
 }
 
-/** Options of {@link processStopSignal}. */
+/**
+ * Options of {@link processStopSignal}.
+ *
+ * @example
+ * ```ts
+ * const options: ProcessStopOptions = { forceExitAfterMs: 5_000 }
+ * ```
+ */
 export interface ProcessStopOptions {
   /**
    * After the first signal, exit the process anyway (with 128 + the signal's number) when

@@ -7,7 +7,6 @@
 // C0 and C1 controls, DEL, and the bidi overrides that can make text read differently
 // from what it is. A group name from a hostile or broken service must not move the
 // cursor, change colours or set the window title.
-// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
 
 /**

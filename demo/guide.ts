@@ -35,7 +35,14 @@ export interface DemoCurlLine {
   readonly headers: Readonly<Record<string, string>>
 }
 
-/** What {@link demoGuide} lays out. */
+/**
+ * What {@link demoGuide} lays out.
+ *
+ * @example
+ * ```ts
+ * const input: DemoGuideInput = { appUrl, baseUrl: emulator.baseUrl, authUrl: emulator.authUrl, tokens, faultToken }
+ * ```
+ */
 export interface DemoGuideInput {
   readonly appUrl: string
   readonly baseUrl: string

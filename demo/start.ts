@@ -17,9 +17,23 @@ import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
 
 export type { DemoCurlLine } from './guide.js'
 
-/** The app's port when free and `port` is not given. */
+/**
+ * The app's port when free and `port` is not given.
+ *
+ * @example
+ * ```ts
+ * console.log(`open http://127.0.0.1:${DEMO_APP_PORT}/api/me`)
+ * ```
+ */
 export const DEMO_APP_PORT = 3000
-/** The emulator's port when free and `emulatorPort` is not given. */
+/**
+ * The emulator's port when free and `emulatorPort` is not given.
+ *
+ * @example
+ * ```ts
+ * console.log(`VOOT_BASE_URL=http://127.0.0.1:${DEMO_EMULATOR_PORT}/groups`)
+ * ```
+ */
 export const DEMO_EMULATOR_PORT = 4000
 
 /** The demo users listed in the guide, in this order. */

@@ -199,6 +199,10 @@ describe('the token', () => {
         expect(result.stdout + result.stderr).not.toContain(secret)
       }
     }
+    const first = await run(['--token', secret, 'check'])
+    expect(first.code).toBe(2)
+    expect(first.stderr).toMatch(/--token is not accepted/)
+    expect(first.stderr).not.toContain(secret)
     // Even when VOOT_TOKEN is set too: the flag itself is the mistake.
     const both = await run(['check', '--base-url', emulator.baseUrl, '--group', ORG_ID, '--token', secret], { VOOT_TOKEN: secret })
     expect(both.code).toBe(2)

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../cli/index.js'
 import { startDemo, type Demo, type DemoCurlLine } from '../demo/start.js'
 import { InvalidOptionError } from '../src/errors.js'
 
@@ -105,6 +106,19 @@ describe('startDemo', () => {
         expect((await replay(parsed)).status).toBe(line.expectedStatus)
       }
     }
+  })
+
+  it('prints a CLI line that reaches the same decision as the app', async () => {
+    const line = /^ {2}VOOT_TOKEN=([\w-]+) npx tsx bin\/voot-guard\.ts (check .*)$/m.exec(printed)
+    expect(line?.[1]).toBe(demo.tokens.bob)
+    let stdout = ''
+    const code = await runCli((line?.[2] ?? '').split(' '), {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: () => true },
+      env: { VOOT_TOKEN: line?.[1] },
+    })
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/^DENIED/)
   })
 
   it('closes the app and the emulator, once or twice', async () => {
