@@ -29,8 +29,9 @@ type Parsed<O extends OptionSpecs> = ReturnType<typeof parseArgs<{ args: string[
  * ```
  */
 export const TOKEN_FROM_ENVIRONMENT =
-  'The token is read from the VOOT_TOKEN environment variable only, never from an argument: a command line ' +
-  'is saved in shell history and visible to other users in the process list. For example:\n' +
+  'The token is read from the VOOT_TOKEN environment variable only, never from an argument:\n' +
+  'a command line is saved in shell history and visible to other users in the process list.\n' +
+  'For example:\n' +
   '  read -rs VOOT_TOKEN && export VOOT_TOKEN    # paste the token, then Enter (it is not echoed)'
 
 /**
