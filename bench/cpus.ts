@@ -1,0 +1,45 @@
+/**
+ * CPU placement. On a small machine the load generator and the server must not take
+ * turns on one core, or the figures measure the scheduler: the parent (load generator,
+ * emulator) stays on CPU 0 and the server under test gets CPU 1 to itself.
+ *
+ * @module
+ */
+import { execFileSync } from 'node:child_process'
+import { availableParallelism } from 'node:os'
+
+/** CPU of the server under test. */
+export const SERVER_CPU = 1
+/** CPU of the load generator (this process) and of the emulator. */
+export const LOAD_CPU = 0
+
+let available: boolean | undefined
+
+function canPin(): boolean {
+  if (available === undefined) {
+    try {
+      execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' })
+      available = availableParallelism() >= 2
+    } catch {
+      available = false
+    }
+  }
+  return available
+}
+
+/** The `taskset -c` list for `cpu`, or `undefined` when pinning is not possible here. */
+export function pinning(cpu: number): string | undefined {
+  return canPin() ? String(cpu % availableParallelism()) : undefined
+}
+
+/** Pins this process (all its threads) to `cpu`; returns whether it could. */
+export function pinSelf(cpu: number): boolean {
+  const list = pinning(cpu)
+  if (list === undefined) return false
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', list, String(process.pid)], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}

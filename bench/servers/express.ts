@@ -1,0 +1,65 @@
+/**
+ * An Express app under load, in its own process: a bare route and a guarded route side by
+ * side (plus, on request, the JWT peers, the coalescing controls and failing upstreams).
+ * Usage: `express.ts '<ServerConfig JSON>'`.
+ *
+ * @module
+ */
+import type { AddressInfo } from 'node:net'
+import type express from 'express'
+import type { RequestHandler } from 'express'
+import { createGuard } from '../../adapters/express/index.js'
+import { ORG_ID } from '../../testing/index.js'
+import { createPeers, type Peers } from './jwt-peers.js'
+import { serveParent } from './ipc.js'
+import { createNaiveGuards } from './naive-guards.js'
+import { COALESCE_GROUP_ID, type ServerConfig, type ServerReady } from './config.js'
+
+const config = JSON.parse(process.argv[2] ?? '{}') as ServerConfig
+// `express4` is the npm alias of Express 4; its types are Express 5's, which is all we use.
+const framework = (config.framework === 'express4' ? await import('express4' as string) : await import('express')) as { default: typeof express }
+const app = framework.default()
+app.disable('x-powered-by')
+app.set('etag', false)
+
+const ok: RequestHandler = (_req, res) => {
+  res.json({ ok: true })
+}
+
+const guard = createGuard({ baseUrl: config.baseUrl, realm: 'bench' })
+app.get('/bare', ok)
+app.get('/guarded', guard.requireGroup(ORG_ID, 'admin'), ok)
+
+let peers: Peers | undefined
+if (config.peers === true) {
+  peers = await createPeers()
+  for (const route of peers.routes) app.get(route.path, route.middleware, ok)
+}
+
+if (config.coalescing === true) {
+  app.get('/coalesce', guard.requireGroup(COALESCE_GROUP_ID), ok)
+  const controls = createNaiveGuards(config.baseUrl, COALESCE_GROUP_ID)
+  app.get('/naive', controls.naive, ok)
+  app.get('/cache-only', controls.cacheOnly, ok)
+}
+
+if (config.failures !== undefined) {
+  const { timeout, refusedUrl } = config.failures
+  // The defaults first (what a user gets), then without the retry and with the breaker.
+  app.get('/hang', createGuard({ baseUrl: config.baseUrl, timeout }).requireGroup(ORG_ID, 'admin'), ok)
+  app.get('/refused', createGuard({ baseUrl: refusedUrl, timeout }).requireGroup(ORG_ID, 'admin'), ok)
+  app.get('/refused-no-retry', createGuard({ baseUrl: refusedUrl, timeout, retries: 0 }).requireGroup(ORG_ID, 'admin'), ok)
+  app.get('/refused-breaker', createGuard({ baseUrl: refusedUrl, timeout, circuitBreaker: true }).requireGroup(ORG_ID, 'admin'), ok)
+}
+
+const server = app.listen(0, '127.0.0.1')
+await new Promise<void>((resolve) => server.once('listening', resolve))
+server.keepAliveTimeout = 60_000
+
+serveParent(
+  { stats: () => guard.resolver.stats() },
+  {
+    port: (server.address() as AddressInfo).port,
+    ...(peers === undefined ? {} : { peers: peers.routes.map(({ path, algorithm, label }) => ({ path, algorithm, label })), jwt: peers.tokens }),
+  } satisfies ServerReady,
+)
