@@ -85,16 +85,39 @@ export interface DecisionLookups {
   context(): RequirementContext
 }
 
+// Requirements are frozen and built once per route, so what depends on them alone is
+// computed once too, instead of a string and an object on every request.
+const descriptions = new WeakMap<Requirement, string>()
+const allowedDecisions = new WeakMap<Requirement, Decision>()
+
+function describe(requirement: Requirement): string {
+  let description = descriptions.get(requirement)
+  if (description === undefined) {
+    description = describeRequirement(requirement)
+    descriptions.set(requirement, description)
+  }
+  return description
+}
+
+/** An allowed decision: frozen and shared by every request that meets the requirement the same way. */
 function allowed(requirement: Requirement, reason: DecisionReason, groupId?: string): Decision {
-  return groupId === undefined
-    ? { allowed: true, reason, requirement: describeRequirement(requirement) }
-    : { allowed: true, reason, requirement: describeRequirement(requirement), groupId }
+  const shared = allowedDecisions.get(requirement)
+  if (shared !== undefined && shared.reason === reason && shared.groupId === groupId) return shared
+  const decision: Decision = Object.freeze(
+    groupId === undefined
+      ? { allowed: true, reason, requirement: describe(requirement) }
+      : { allowed: true, reason, requirement: describe(requirement), groupId },
+  )
+  allowedDecisions.set(requirement, decision)
+  return decision
 }
 
 function denied(requirement: Requirement, reason: DecisionReason, groupId?: string): Decision {
-  return groupId === undefined
-    ? { allowed: false, reason, requirement: describeRequirement(requirement) }
-    : { allowed: false, reason, requirement: describeRequirement(requirement), groupId }
+  return Object.freeze(
+    groupId === undefined
+      ? { allowed: false, reason, requirement: describe(requirement) }
+      : { allowed: false, reason, requirement: describe(requirement), groupId },
+  )
 }
 
 /**

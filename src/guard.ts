@@ -97,6 +97,14 @@ export interface GuardCore {
    */
   authorize(credentials: Credentials, requirement: Requirement): Promise<VootContext>
   /**
+   * The synchronous warm path of {@link GuardCore.authorize}: the {@link VootContext} when
+   * fresh cached answers allow the request, `undefined` when `authorize` must decide (a
+   * cache miss, a denial, a missing or malformed token, a resolver without `checkCached`).
+   * Never throws and never calls the group service; adapters try it first so that an
+   * allowed request costs no promise.
+   */
+  authorizeCached(credentials: Credentials, requirement: Requirement): VootContext | undefined
+  /**
    * The JSON answer for an error `authorize` rejected with, or `undefined` for an error
    * outside the HTTP contract (a bug, for the framework's error handling to turn into 500).
    */
@@ -228,6 +236,29 @@ export function createGuardCore(options: GuardOptions): GuardCore {
         if (!decision.allowed) throw renderer.toHttpError(new ForbiddenError())
         return contextFor(token, options, decision)
       }, fail)
+    },
+    authorizeCached(credentials, requirement) {
+      if (resolver.checkCached === undefined) return undefined
+      let token: string
+      let options: ResolveOptions
+      if ('authorization' in credentials) {
+        // A request without the header is answered by `authorize`; no error is built twice.
+        if (typeof credentials.authorization !== 'string') return undefined
+        options = NO_OPTIONS
+        try {
+          token = extractBearerToken(credentials.authorization)
+        } catch {
+          return undefined
+        }
+      } else {
+        try {
+          ;({ token, options } = readToken(credentials))
+        } catch {
+          return undefined
+        }
+      }
+      const decision = resolver.checkCached(token, requirement, options)
+      return decision?.allowed === true ? contextFor(token, options, decision) : undefined
     },
     answer: (error) => renderer.answer(error),
   }

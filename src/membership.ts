@@ -38,16 +38,34 @@ export type MembershipVerdict = 'ok' | 'inactive' | 'insufficient_role'
  */
 export function isActiveAt(dated: Membership | Group, now: number): boolean {
   if (dated.active === false) return false
-  const { notBefore, notAfter } = dated
-  if (notBefore !== undefined) {
-    const from = typeof notBefore === 'string' ? Date.parse(notBefore) : Number.NaN
-    if (!(now >= from)) return false
-  }
-  if (notAfter !== undefined) {
-    const until = typeof notAfter === 'string' ? Date.parse(notAfter) : Number.NaN
-    if (!(now < until)) return false
-  }
-  return true
+  if (dated.notBefore === undefined && dated.notAfter === undefined) return true
+  const { from, until } = validityOf(dated)
+  // NaN (an unparsable date) fails both comparisons: inactive.
+  return now >= from && now < until
+}
+
+interface Validity {
+  /** `notBefore` in ms, `-Infinity` when absent, `NaN` when unparsable. */
+  readonly from: number
+  /** `notAfter` in ms, `Infinity` when absent, `NaN` when unparsable. */
+  readonly until: number
+}
+
+// Cached answers are deeply frozen and judged on every request: their dates are parsed
+// once, not by `Date.parse` per request. Objects that could still change are not cached.
+const validities = new WeakMap<object, Validity>()
+
+function parseDate(value: unknown, absent: number): number {
+  if (value === undefined) return absent
+  return typeof value === 'string' ? Date.parse(value) : Number.NaN
+}
+
+function validityOf(dated: Membership | Group): Validity {
+  const known = validities.get(dated)
+  if (known !== undefined) return known
+  const validity: Validity = { from: parseDate(dated.notBefore, -Infinity), until: parseDate(dated.notAfter, Infinity) }
+  if (Object.isFrozen(dated)) validities.set(dated, validity)
+  return validity
 }
 
 /**

@@ -204,6 +204,13 @@ export interface MembershipResolver {
    * `InsufficientScopeError` (403).
    */
   check(token: string, requirement: Requirement, options?: ResolveOptions): Promise<Decision>
+  /**
+   * The warm path of {@link MembershipResolver.check}, synchronous: the allowed decision
+   * when a fresh cached `me/groups` proves the requirement, `undefined` otherwise (then
+   * call `check`). Never calls the group service, never denies, never throws. Optional:
+   * resolvers not made by `createMembershipResolver` may lack it.
+   */
+  checkCached?(token: string, requirement: Requirement, options?: ResolveOptions): Decision | undefined
   /** Drops one token's cached answers, or every answer when called without a token. */
   invalidate(token?: string): void
   /** Throws `InvalidArgumentError` unless `requirement` is one this resolver can decide (known roles). */
@@ -616,6 +623,23 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     }
   }
 
+  // Requirements are frozen and the roles fixed, so a requirement valid once for this
+  // resolver stays valid: `check` validates each one once, not on every request.
+  const accepted = new WeakSet<Requirement>()
+
+  /** The allowed decision a fresh cached `me/groups` proves, counted as a hit; else `undefined`. */
+  function fromFreshList(digest: string, requirement: Requirement, callOptions: ResolveOptions | undefined, at: number): Decision | undefined {
+    const entry = cache.get(keys.key(digest, 'groups'))
+    const expiresAt = callOptions?.tokenExpiresAt
+    // Written as `!(a < b)` so that a NaN clock or expiry counts as not fresh.
+    if (entry === undefined || !(at < entry.freshUntil) || (expiresAt !== undefined && !(at < expiresAt))) return undefined
+    const quick = decideFromList(requirement, entry.value as GroupsIndex, at, roles)
+    if (quick === undefined) return undefined
+    hits++
+    if (listening) emit({ type: 'cache_hit', endpoint: 'me/groups' })
+    return quick
+  }
+
   function lookupsFor(token: string, digest: string, callOptions: ResolveOptions | undefined, at: number): DecisionLookups {
     let context: RequirementContext | undefined
     const lookups: DecisionLookups = {
@@ -678,7 +702,10 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     check(token, requirement, callOptions) {
       try {
         assertToken(token)
-        assertRequirement(requirement)
+        if (!accepted.has(requirement)) {
+          assertRequirement(requirement)
+          accepted.add(requirement)
+        }
       } catch (error) {
         return Promise.reject(error)
       }
@@ -686,17 +713,16 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       const at = now()
       // Warm path: a fresh me/groups that proves the requirement settles it without any
       // further promise chain.
-      const entry = cache.get(keys.key(digest, 'groups'))
-      const expiresAt = callOptions?.tokenExpiresAt
-      if (entry !== undefined && at < entry.freshUntil && (expiresAt === undefined || at < expiresAt)) {
-        const quick = decideFromList(requirement, entry.value as GroupsIndex, at, roles)
-        if (quick !== undefined) {
-          hits++
-          if (listening) emit({ type: 'cache_hit', endpoint: 'me/groups' })
-          return Promise.resolve(quick)
-        }
-      }
+      const quick = fromFreshList(digest, requirement, callOptions, at)
+      if (quick !== undefined) return Promise.resolve(quick)
       return decide(requirement, lookupsFor(token, digest, callOptions, at))
+    },
+
+    checkCached(token, requirement, callOptions) {
+      // Only requirements `check` has validated for this resolver; anything else, and any
+      // doubt, goes the long way through `check`.
+      if (typeof token !== 'string' || token.length === 0 || !accepted.has(requirement)) return undefined
+      return fromFreshList(keys.digest(token), requirement, callOptions, now())
     },
 
     invalidate(token) {

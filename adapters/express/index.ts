@@ -97,6 +97,13 @@ export function createGuard(options: ExpressGuardOptions): ExpressGuard {
         next(error)
         return
       }
+      // Warm cache: decided synchronously, no promise and no closure per request.
+      const cached = core.authorizeCached(credentials, requirement)
+      if (cached !== undefined) {
+        req.voot = cached
+        next()
+        return
+      }
       core.authorize(credentials, requirement).then(
         (context) => {
           req.voot = context
