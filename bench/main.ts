@@ -62,7 +62,7 @@ const LOAD = { connections: 50, pipelining: 1 }
 const FULL: Profile = {
   name: 'full',
   hotPath: { operations: 200_000, batches: 9 },
-  pair: { rounds: 10, duration: 2, warmup: 2, ...LOAD },
+  pair: { rounds: 16, duration: 1, warmup: 2, ...LOAD },
   peerRounds: { rounds: 5, duration: 2.5, warmup: 1, ...LOAD },
   peers: undefined,
   otherFrameworks: true,
@@ -153,6 +153,18 @@ function spread(results: RoundResults, name: string): string {
   return `${Math.round(Math.min(...values)).toLocaleString('en-US')}–${Math.round(Math.max(...values)).toLocaleString('en-US')}/s`
 }
 
+function pairRows(label: string, results: RoundResults, target: number): Row[] {
+  const noop = ratioOf(results, 'no-op middleware', 'bare')
+  const ownShare = ratioOf(results, 'voot-guard', 'no-op middleware')
+  return [pairRow(label, results, target), {
+    figure: '2',
+    measure: `${label}: a no-op middleware / bare (what any middleware costs); guarded / no-op`,
+    result: `${formatRatio(noop.median)} (worst ${formatRatio(noop.worst)}); ${formatRatio(ownShare.median)} (worst ${formatRatio(ownShare.worst)})`,
+    target: '',
+    met: undefined,
+  }]
+}
+
 function pairRow(label: string, results: RoundResults, target: number): Row {
   const ratio = ratioOf(results, 'voot-guard', 'bare')
   return {
@@ -184,6 +196,7 @@ async function warmThroughput(emulator: Child<EmulatorReady>, token: string): Pr
   const pairRoutes: LoadedRoute[] = [
     { name: 'bare', path: '/bare', headers: auth },
     { name: 'voot-guard', path: '/guarded', headers: auth },
+    { name: 'no-op middleware', path: '/noop', headers: auth },
   ]
   const peerRoutes: LoadedRoute[] = peers.map((peer) => ({ name: peer.label, path: peer.path, headers: { authorization: `Bearer ${server.ready.jwt?.[peer.algorithm] ?? ''}` } }))
   for (const peer of peers) await expectStatus(server.ready.port, peer.path, server.ready.jwt?.[peer.algorithm] ?? '', 200)
@@ -193,13 +206,13 @@ async function warmThroughput(emulator: Child<EmulatorReady>, token: string): Pr
   let withPeers = pair
   if (profile.peerRounds !== undefined) {
     progress(`3. the JWT peers in the same app (${profile.peerRounds.rounds} rounds of ${profile.peerRounds.duration} s per route)`)
-    withPeers = await interleavedRounds(server, [...pairRoutes, ...peerRoutes], profile.peerRounds, progress)
+    withPeers = await interleavedRounds(server, [...pairRoutes.slice(0, 2), ...peerRoutes], profile.peerRounds, progress)
     checkFailures(withPeers)
   }
   const stats = await server.call<{ upstreamCalls: number }>('stats')
   await stop(server)
   details['express5'] = { pair: Object.fromEntries(pair), withPeers: Object.fromEntries(withPeers), upstreamCalls: stats.upstreamCalls }
-  rows.push(pairRow('Express 5', pair, 0.95))
+  rows.push(...pairRows('Express 5', pair, 0.95))
 
   // 3. Peers, as throughput relative to the bare route, and voot-guard over the fastest RS256.
   let fastestRs256: { name: string; rps: number } | undefined
@@ -254,12 +267,13 @@ async function otherFrameworks(emulator: Child<EmulatorReady>, token: string): P
     const routes: LoadedRoute[] = [
       { name: 'bare', path: '/bare', headers: auth },
       { name: 'voot-guard', path: '/guarded', headers: auth },
+      { name: 'no-op middleware', path: '/noop', headers: auth },
     ]
     const results = await interleavedRounds(server, routes, profile.pair, progress)
     await stop(server)
     checkFailures(results)
     details[framework] = Object.fromEntries(results)
-    rows.push(pairRow(label, results, target))
+    rows.push(...pairRows(label, results, target))
   }
 }
 

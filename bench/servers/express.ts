@@ -27,8 +27,13 @@ const ok: RequestHandler = (_req, res) => {
 }
 
 const guard = createGuard({ baseUrl: config.baseUrl, realm: 'bench' })
+const noop: RequestHandler = (_req, _res, next) => {
+  next()
+}
 app.get('/bare', ok)
 app.get('/guarded', guard.requireGroup(ORG_ID, 'admin'), ok)
+// What any middleware costs in this framework, guard or not: the guard's own share is the rest.
+app.get('/noop', noop, ok)
 
 let peers: Peers | undefined
 if (config.peers === true) {
