@@ -402,21 +402,34 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     discardFlights(prefix)
   }
 
+  /** Whether a 401 for this token is still remembered (`negativeTtl`): answer 401 without a call. */
   function isMarkedInvalid(digest: string, at: number): boolean {
     const marker = cache.get(keys.key(digest, 'invalid'))
     return marker !== undefined && at < marker.freshUntil
   }
 
-  /** Records a 401: the token's answers are dropped, so nothing about it is served again, stale or not. */
+  /**
+   * Whether a cached answer predates a 401 of its token. Such answers are never served
+   * again, fresh or stale: the marker's `hardUntil` outlives every answer stored before it
+   * (`ttl + staleIfError`), so no per-token scan of the cache is needed.
+   */
+  function isRevoked(entry: Entry, digest: string, at: number): boolean {
+    const marker = cache.peek(keys.key(digest, 'invalid'))
+    return marker !== undefined && at < marker.hardUntil && entry.storedAt <= marker.storedAt
+  }
+
+  /** Records a 401: nothing cached for the token before it is served again, stale or not. */
   function markInvalid(digest: string, at: number): void {
-    const hadGroups = cache.delete(keys.key(digest, 'groups')) || cache.delete(keys.key(digest, 'groupsAll'))
-    // Only a token we knew as valid can have more entries: a scan costs nothing for
-    // sprayed random tokens, which never had any.
-    if (hadGroups) dropToken(digest)
-    else discardFlights(keys.prefix(digest))
-    if (negativeTtl > 0) {
-      cache.set(keys.key(digest, 'invalid'), { value: true, storedAt: at, freshUntil: at + negativeTtl, hardUntil: Infinity })
-    }
+    // The warm path reads `me/groups` without looking for a marker, so those go now.
+    cache.delete(keys.key(digest, 'groups'))
+    cache.delete(keys.key(digest, 'groupsAll'))
+    discardFlights(keys.prefix(digest))
+    cache.set(keys.key(digest, 'invalid'), {
+      value: true,
+      storedAt: at,
+      freshUntil: at + negativeTtl,
+      hardUntil: at + Math.max(negativeTtl, ttl + staleIfError),
+    })
   }
 
   function tokenDeadline(token: string, callOptions: ResolveOptions | undefined): number {
@@ -434,7 +447,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       stale !== undefined &&
       at - stale.freshUntil <= staleIfError &&
       at < stale.hardUntil &&
-      !isMarkedInvalid(digest, at)
+      !isRevoked(stale, digest, at)
     ) {
       staleServed++
       if (listening) emit({ type: 'stale_served', ...place(kind, groupId), ageMs: at - stale.storedAt })
@@ -481,7 +494,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     const expiresAt = callOptions?.tokenExpiresAt
     if (expiresAt !== undefined && !(at < expiresAt)) return Promise.reject(new InvalidTokenError('The access token has expired'))
     const entry = cache.get(key)
-    if (entry !== undefined && at < entry.freshUntil && (kind !== 'membership' || !isMarkedInvalid(digest, at))) {
+    if (entry !== undefined && at < entry.freshUntil && (kind !== 'membership' || !isRevoked(entry, digest, at))) {
       hits++
       if (listening) emit({ type: 'cache_hit', ...place(kind, groupId) })
       return Promise.resolve(entry.value)

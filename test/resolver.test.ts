@@ -260,6 +260,20 @@ describe('caching', () => {
     await expect(stale.check('alice-token', group(ORG))).rejects.toBeInstanceOf(UpstreamError)
   })
 
+  it('never serves a membership cached before a 401 again, even after negativeTtl', async () => {
+    const path = `/groups/me/groups/${encodeURIComponent(ORG)}`
+    expect(await resolver.membership('alice-token', ORG)).toMatchObject({ basic: 'admin' })
+    upstream.users.delete('alice-token')
+    // A lookup that reaches the service learns of the revocation...
+    await expect(resolver.membership('alice-token', ADHOC)).rejects.toBeInstanceOf(InvalidTokenError)
+    // ...and the membership cached before it is not served while the 401 is remembered,
+    await expect(resolver.membership('alice-token', ORG)).rejects.toBeInstanceOf(InvalidTokenError)
+    // nor after (negativeTtl 10 s < ttl 60 s): the service is asked again.
+    clock += 12_000
+    await expect(resolver.membership('alice-token', ORG)).rejects.toBeInstanceOf(InvalidTokenError)
+    expect(upstream.calls.get(path)).toBe(2)
+  })
+
   it('two tokens never share an entry', async () => {
     upstream.users.set('alice-token-2', { listed: [] })
     expect(await resolver.check('alice-token', group(ORG, 'admin'))).toMatchObject({ allowed: true })
