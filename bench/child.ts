@@ -35,6 +35,8 @@ export interface StartChildOptions {
   nodeOptions?: readonly string[]
   /** CPU to pin the child to (ignored without `taskset` or with one CPU). */
   cpu?: number
+  /** Run at the lowest scheduling class (`chrt --idle`); ignored where `chrt` is missing. */
+  idlePriority?: boolean
 }
 
 const live = new Set<ChildProcess>()
@@ -56,7 +58,8 @@ export function startChild<Ready>(script: string, options: StartChildOptions = {
   const path = fileURLToPath(new URL(script, import.meta.url))
   const nodeArgs = [...(options.nodeOptions ?? []), path, ...(options.args ?? [])]
   const pin = options.cpu === undefined ? undefined : pinning(options.cpu)
-  const [command, args] = pin === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', pin, process.execPath, ...nodeArgs]]
+  let [command, args] = pin === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', pin, process.execPath, ...nodeArgs]]
+  if (options.idlePriority === true) [command, args] = ['chrt', ['--idle', '0', command, ...args]]
   const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   live.add(child)
   let nextId = 1

@@ -6,7 +6,11 @@
  * @module
  */
 import { execFileSync } from 'node:child_process'
-import { availableParallelism } from 'node:os'
+import { cpus } from 'node:os'
+
+// The machine's CPUs, not this process's: once this process is pinned to one CPU,
+// `availableParallelism()` says 1 and every child would land on that same CPU.
+const MACHINE_CPUS = cpus().length
 
 /** CPU of the server under test. */
 export const SERVER_CPU = 1
@@ -19,7 +23,7 @@ function canPin(): boolean {
   if (available === undefined) {
     try {
       execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' })
-      available = availableParallelism() >= 2
+      available = MACHINE_CPUS >= 2
     } catch {
       available = false
     }
@@ -29,7 +33,7 @@ function canPin(): boolean {
 
 /** The `taskset -c` list for `cpu`, or `undefined` when pinning is not possible here. */
 export function pinning(cpu: number): string | undefined {
-  return canPin() ? String(cpu % availableParallelism()) : undefined
+  return canPin() ? String(cpu % MACHINE_CPUS) : undefined
 }
 
 /** Pins this process (all its threads) to `cpu`; returns whether it could. */

@@ -2,7 +2,8 @@
  * Load generators. Closed loop (autocannon): as many requests as the server takes, for
  * throughput. Open loop (a fixed schedule over an undici pool): latency measured from
  * when each request was *due*, so a stalled server cannot hide its stalls by slowing the
- * sender down (coordinated omission).
+ * sender down (coordinated omission); requests of several groups (routes) can share one
+ * schedule, so that they go through the same moments of the machine.
  *
  * @module
  */
@@ -17,8 +18,6 @@ export interface ClosedLoopOptions {
   readonly headers?: Readonly<Record<string, string>>
   /** Seconds. */
   readonly duration: number
-  /** A fixed number of requests instead of a duration (for routes that use up tokens). */
-  readonly amount?: number
   readonly connections: number
   readonly pipelining: number
   /** Per-request set-up (e.g. a distinct token each time); slower, so only where needed. */
@@ -45,7 +44,6 @@ export async function closedLoop(options: ClosedLoopOptions, server?: Child<unkn
   const result = await autocannon({
     url: `http://127.0.0.1:${options.port}${options.path}`,
     duration: options.duration,
-    ...(options.amount === undefined ? {} : { amount: options.amount }),
     connections: options.connections,
     pipelining: options.pipelining,
     headers: { ...options.headers },
@@ -80,14 +78,14 @@ export interface OpenLoopOptions {
   readonly duration: number
   /** Concurrent connections available (requests beyond them queue, and the wait counts). */
   readonly connections: number
-  /** The request with sequence number `i`. */
-  readonly request: (i: number) => { readonly path: string; readonly headers: Record<string, string> }
+  /** The request with sequence number `i`, and the group its latency is counted in. */
+  readonly request: (i: number) => { readonly path: string; readonly headers: Record<string, string>; readonly group: string }
 }
 
 /** What an open-loop run measured. */
 export interface OpenLoopResult {
-  /** Latencies in ms, from when each request was due to its complete response, sorted. */
-  readonly latencies: Float64Array
+  /** Per group: latencies in ms, from when each request was due to its complete response, sorted. */
+  readonly latencies: ReadonlyMap<string, Float64Array>
   /** Requests actually sent per second. */
   readonly achievedRate: number
   /** Non-2xx answers and errors. */
@@ -99,6 +97,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   const pool = new Pool(`http://127.0.0.1:${options.port}`, { connections: options.connections, pipelining: 1 })
   const count = Math.round(options.rate * options.duration)
   const latencies = new Float64Array(count)
+  const groups: string[] = new Array<string>(count)
   const interval = 1000 / options.rate
   let failures = 0
   let sent = 0
@@ -114,7 +113,8 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
       while (sent < count && start + sent * interval <= now) {
         const i = sent++
         const due = start + i * interval
-        const { path, headers } = options.request(i)
+        const { path, headers, group } = options.request(i)
+        groups[i] = group
         pool.request({ method: 'GET', path, headers }).then(
           async (response) => {
             await response.body.dump()
@@ -135,5 +135,13 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   })
   const elapsed = (performance.now() - start) / 1000
   await pool.close()
-  return { latencies: latencies.sort(), achievedRate: count / elapsed, failures }
+  const byGroup = new Map<string, number[]>()
+  for (let i = 0; i < count; i++) {
+    const group = groups[i] ?? ''
+    let list = byGroup.get(group)
+    if (list === undefined) byGroup.set(group, (list = []))
+    list.push(latencies[i] ?? Number.NaN)
+  }
+  const sorted = new Map([...byGroup].map(([group, list]) => [group, Float64Array.from(list).sort()]))
+  return { latencies: sorted, achievedRate: count / elapsed, failures }
 }

@@ -21,7 +21,7 @@ import type { MemoryResult } from './servers/memory.js'
 import { formatMs, formatRatio } from './stats.js'
 import { measureCoalescing, type CoalescingResult } from './suites/coalescing.js'
 import type { HotPathResult } from './suites/hot-path.js'
-import { measureLatency, type LatencyRun } from './suites/latency.js'
+import { measureLatency, type LatencyFigures, type LatencyRun } from './suites/latency.js'
 import {
   failuresOf,
   interleavedRounds,
@@ -46,8 +46,8 @@ interface Profile {
   /** Peer routes to load (all when undefined). */
   readonly peers: readonly string[] | undefined
   readonly otherFrameworks: boolean
-  /** Figure 4: rounds, and requests per cold slice (tokens are used up: at most ~9,900 per emulator). */
-  readonly cold: { settings: RoundSettings; warmup: number; round: number } | undefined
+  /** Figure 4: rounds, and tokens issued per slice (more than a slice can use; at most 9,000). */
+  readonly cold: { settings: RoundSettings; batch: number } | undefined
   readonly coalescing: number
   readonly latency: { latencies: readonly number[]; missPercents: readonly number[]; duration: number } | undefined
   readonly memory: { tokens: number; max: number }
@@ -66,7 +66,7 @@ const FULL: Profile = {
   peerRounds: { rounds: 5, duration: 2.5, warmup: 1, ...LOAD },
   peers: undefined,
   otherFrameworks: true,
-  cold: { settings: { rounds: 3, duration: 2, warmup: 1, ...LOAD }, warmup: 500, round: 3000 },
+  cold: { settings: { rounds: 5, duration: 1, warmup: 1, ...LOAD }, batch: 9000 },
   coalescing: 1000,
   latency: { latencies: [20, 100], missPercents: [0, 1, 10], duration: 10 },
   memory: { tokens: 1_000_000, max: 100_000 },
@@ -76,14 +76,14 @@ const FULL: Profile = {
 const QUICK: Profile = {
   name: 'quick',
   hotPath: { operations: 100_000, batches: 5 },
-  pair: { rounds: 5, duration: 1, warmup: 1, ...LOAD },
+  pair: { rounds: 5, duration: 1, warmup: 0.5, ...LOAD },
   peerRounds: undefined,
   peers: ['/peer/jwt-rs256-keyobject'],
   otherFrameworks: false,
   cold: undefined,
   coalescing: 1000,
   latency: undefined,
-  memory: { tokens: 300_000, max: 100_000 },
+  memory: { tokens: 200_000, max: 100_000 },
   failures: { timeout: 1000, hang: { requests: 20, concurrency: 10 }, refused: 200 },
 }
 
@@ -97,8 +97,8 @@ const details: Record<string, unknown> = {}
 const progress = (line: string): void => void process.stderr.write(`${line}\n`)
 const children: Child<unknown>[] = []
 
-async function start<R>(script: string, args: readonly string[], cpu: number, nodeOptions: readonly string[] = []): Promise<Child<R>> {
-  const child = await startChild<R>(script, { args, cpu, nodeOptions })
+async function start<R>(script: string, args: readonly string[], cpu: number, nodeOptions: readonly string[] = [], idlePriority = false): Promise<Child<R>> {
+  const child = await startChild<R>(script, { args, cpu, nodeOptions, idlePriority })
   children.push(child as Child<unknown>)
   return child
 }
@@ -279,21 +279,26 @@ async function otherFrameworks(emulator: Child<EmulatorReady>, token: string): P
 
 async function coldPath(cold: NonNullable<Profile['cold']>): Promise<void> {
   progress('4. cold path: a distinct token per request, emulator at 0 ms')
-  // An emulator of its own: its token store slows down past 10,000 tokens.
   const emulator = await start<EmulatorReady>('./servers/emulator.js', ['0'], LOAD_CPU)
-  const tokens = await emulator.call<string[]>('issue', { user: 'alice', count: cold.warmup + cold.settings.rounds * cold.round + 100 })
-  const [warmToken] = tokens.splice(0, 1)
+  let tokens: string[] = []
   let next = 0
+  let requests = 0
   const server = await startServer({ framework: 'express5', baseUrl: emulator.ready.baseUrl })
   const routes: LoadedRoute[] = [
-    { name: 'bare', path: '/bare', headers: { authorization: `Bearer ${warmToken ?? ''}` } },
+    // No guard on this route: any token does, and it may have expired.
+    { name: 'bare', path: '/bare', headers: { authorization: `Bearer ${'x'.repeat(43)}` } },
     {
       name: 'voot-guard cold',
       path: '/guarded',
-      amount: { warmup: cold.warmup, round: cold.round },
+      // A new batch per slice; the emulator's clock moves on so the old batch expires.
+      beforeSlice: async () => {
+        tokens = await emulator.call<string[]>('issue', { user: 'alice', count: cold.batch, expireOthers: true })
+        next = 0
+      },
       setupRequest: (request) => {
-        const token = tokens[next++]
-        if (token === undefined) throw new Error('cold path: out of tokens')
+        requests++
+        // Past the batch, tokens repeat (warm hits); the row shows upstream calls against requests.
+        const token = tokens[next++ % tokens.length] ?? ''
         return { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } }
       },
     },
@@ -302,17 +307,26 @@ async function coldPath(cold: NonNullable<Profile['cold']>): Promise<void> {
   const stats = await server.call<{ upstreamCalls: number; hits: number }>('stats')
   await stop(server, emulator)
   checkFailures(results)
-  details['cold'] = { results: Object.fromEntries(results), stats, tokensUsed: next }
+  details['cold'] = { results: Object.fromEntries(results), stats, requests }
   const ratio = ratioOf(results, 'voot-guard cold', 'bare')
   rows.push({
     figure: '4',
     measure: 'cold path (new token per request; emulator 0 ms, on the load generator\'s CPU): guarded / bare',
     result:
       `${formatRatio(ratio.median)} (worst ${formatRatio(ratio.worst)}); ${rps(medianRps(results, 'voot-guard cold'))} vs ${rps(medianRps(results, 'bare'))}; ` +
-      `server CPU ${medianCpu(results, 'voot-guard cold').toFixed(0)} vs ${medianCpu(results, 'bare').toFixed(0)} µs/request; ${stats.upstreamCalls} upstream calls for ${next} tokens`,
+      `server CPU ${medianCpu(results, 'voot-guard cold').toFixed(0)} vs ${medianCpu(results, 'bare').toFixed(0)} µs/request; ${stats.upstreamCalls} upstream calls for ${requests} requests`,
     target: '',
     met: undefined,
   })
+}
+
+/** The bare Express 5 route's throughput, when figure 6 runs without figure 2. */
+async function bareMaximum(): Promise<number> {
+  const emulator = await start<EmulatorReady>('./servers/emulator.js', ['0'], LOAD_CPU)
+  const server = await startServer({ framework: 'express5', baseUrl: emulator.ready.baseUrl })
+  const results = await interleavedRounds(server, [{ name: 'bare', path: '/bare' }], { rounds: 3, duration: 1, warmup: 1, ...LOAD }, progress)
+  await stop(server, emulator)
+  return medianRps(results, 'bare')
 }
 
 async function coalescing(emulator: Child<EmulatorReady>): Promise<void> {
@@ -341,10 +355,11 @@ async function latency(rate: number): Promise<void> {
   if (settings === undefined) return
   const all: Record<number, LatencyRun[]> = {}
   for (const upstreamMs of settings.latencies) {
-    progress(`6. open-loop latency at ${Math.round(rate)}/s, upstream ${upstreamMs} ms`)
+    progress(`6. open-loop latency at ${Math.round(rate)}/s (bare and guarded mixed), upstream ${upstreamMs} ms`)
     const emulator = await start<EmulatorReady>('./servers/emulator.js', [String(upstreamMs)], LOAD_CPU)
     const [warmToken] = await emulator.call<string[]>('issue', { user: 'alice', count: 1 })
-    const freshTokens = await emulator.call<string[]>('issue', { user: 'alice', count: Math.ceil(rate * settings.duration * 0.1) + 100 })
+    const missShare = settings.missPercents.reduce((sum, percent) => sum + percent, 0) / 100
+    const freshTokens = await emulator.call<string[]>('issue', { user: 'alice', count: Math.ceil((rate / 2) * settings.duration * missShare) + 100 })
     const server = await startServer({ framework: 'express5', baseUrl: emulator.ready.baseUrl })
     await expectStatus(server.ready.port, '/guarded', warmToken ?? '', 200)
     const runs = await measureLatency(
@@ -353,16 +368,15 @@ async function latency(rate: number): Promise<void> {
     )
     await stop(server, emulator)
     all[upstreamMs] = runs
-    const bare = runs.find((run) => run.missPercent === undefined)
     for (const run of runs) {
       const warm = run.missPercent === 0
-      const delta = bare === undefined ? Number.NaN : run.p99 - bare.p99
+      const delta = run.guarded.p99 - run.bare.p99
+      const triple = (f: LatencyFigures): string => `${formatMs(f.p50)} / ${formatMs(f.p975)} / ${formatMs(f.p99)}`
       rows.push({
         figure: '6',
-        measure: `upstream ${upstreamMs} ms, ${run.name} (p50 / p97.5 / p99)`,
+        measure: `upstream ${upstreamMs} ms, ${run.missPercent} % misses: guarded vs bare p50 / p97.5 / p99 (ms)`,
         result:
-          `${formatMs(run.p50)} / ${formatMs(run.p975)} / ${formatMs(run.p99)} ms` +
-          (run.missPercent === undefined ? '' : `; p99 − bare p99 = ${formatMs(delta)} ms`) +
+          `${triple(run.guarded)} vs ${triple(run.bare)}; p99 difference ${formatMs(delta)} ms` +
           (run.failures > 0 ? `; ${run.failures} failed` : '') +
           (run.achievedRate < run.rate * 0.97 ? `; only ${Math.round(run.achievedRate)}/s sent` : ''),
         target: warm ? 'p99 ≤ bare p99 + 2 ms' : '',
@@ -451,14 +465,23 @@ async function main(): Promise<void> {
   progress(`voot-guard benchmarks (${profile.name}) on Node ${process.version}, ${machine}; ${pinned ? 'load generator on CPU 0, servers on CPU 1' : 'no CPU pinning (taskset unavailable)'}`)
   const loadBefore = load1()
   const countersBefore = cpuCounters()
-  if (loadBefore > 1.5) progress(`  note: load average ${loadBefore.toFixed(2)} before the run: other processes compete for the 2 cores, figures will be noisy`)
+  // On a VM an idle vCPU is halted and can take milliseconds to come back: keep both busy
+  // at the lowest priority (see servers/idle-spinner.ts). Without chrt, run without them.
+  for (const cpu of [LOAD_CPU, SERVER_CPU]) {
+    try {
+      await start('./servers/idle-spinner.js', [], cpu, [], true)
+    } catch {
+      progress(`  note: could not start an idle spinner on CPU ${cpu} (chrt missing?); latency figures will include vCPU wake-ups`)
+    }
+  }
+  if (loadBefore > 1.5) progress(`  note: load average ${loadBefore.toFixed(2)} before the run: other processes compete for the cores, figures will be noisy`)
 
   const hot = wanted('1') ? await hotPath() : undefined
   const emulator = await start<EmulatorReady>('./servers/emulator.js', ['0'], LOAD_CPU)
   const [token] = await emulator.call<string[]>('issue', { user: 'alice', count: 1 })
   let bareRps: number | undefined
   let bareCpuUs: number | undefined
-  if (wanted('2', '3', '6')) {
+  if (wanted('2', '3')) {
     const express5 = await warmThroughput(emulator, token ?? '')
     bareRps = medianRps(express5.pair, 'bare')
     bareCpuUs = express5.bareCpuUs
@@ -483,7 +506,7 @@ async function main(): Promise<void> {
     await coalescing(slow)
     await stop(slow)
   }
-  if (bareRps !== undefined && wanted('6')) await latency(bareRps / 2)
+  if (wanted('6')) await latency((bareRps ?? (await bareMaximum())) / 2)
   if (wanted('7')) await memory()
 
   const loadAfter = load1()
@@ -495,7 +518,7 @@ async function main(): Promise<void> {
   writeFileSync(join(import.meta.dirname ?? '.', '..', 'results.json'), `${JSON.stringify(details, null, 2)}\n`)
   process.stdout.write(
     `\nvoot-guard benchmarks (${profile.name}), ${new Date(started).toISOString()}, Node ${process.version}, ${machine}, ` +
-      `load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}, CPU steal ${Number.isNaN(steal) ? 'n/a' : `${(100 * steal).toFixed(0)} %`}, ${minutes.toFixed(1)} min\n\n${renderTable(rows)}\n`,
+      `load average ${loadBefore.toFixed(2)} before (${loadAfter.toFixed(2)} after, with the 2 idle spinners), CPU steal ${Number.isNaN(steal) ? 'n/a' : `${(100 * steal).toFixed(0)} %`}, ${minutes.toFixed(1)} min\n\n${renderTable(rows)}\n`,
   )
 }
 

@@ -15,8 +15,8 @@ export interface LoadedRoute {
   readonly path: string
   readonly headers?: Readonly<Record<string, string>>
   readonly setupRequest?: (request: autocannon.Request) => autocannon.Request
-  /** Requests per slice instead of the round's duration (routes that use up tokens). */
-  readonly amount?: { readonly warmup: number; readonly round: number }
+  /** Runs before each slice of this route (e.g. to hand out a new batch of tokens). */
+  readonly beforeSlice?: () => Promise<void>
 }
 
 /** Settings of {@link interleavedRounds}. */
@@ -44,13 +44,13 @@ export async function interleavedRounds(
   progress: (line: string) => void,
 ): Promise<RoundResults> {
   const { port } = server.ready
-  const load = (route: LoadedRoute, duration: number, amount: number | undefined): Promise<ClosedLoopResult> =>
-    closedLoop(
+  const load = async (route: LoadedRoute, duration: number): Promise<ClosedLoopResult> => {
+    await route.beforeSlice?.()
+    return closedLoop(
       {
         port,
         path: route.path,
         duration,
-        ...(amount === undefined ? {} : { amount }),
         connections: settings.connections,
         pipelining: settings.pipelining,
         ...(route.headers === undefined ? {} : { headers: route.headers }),
@@ -58,15 +58,16 @@ export async function interleavedRounds(
       },
       server,
     )
+  }
   for (const route of routes) {
-    const warm = await load(route, settings.warmup, route.amount?.warmup)
+    const warm = await load(route, settings.warmup)
     if (warm.failures > 0) throw new Error(`${route.name}: ${warm.failures} failed requests during warm-up`)
   }
   const results = new Map<string, ClosedLoopResult[]>(routes.map((route) => [route.name, []]))
   for (let round = 0; round < settings.rounds; round++) {
     const order = routes.map((_, i) => routes[(i + round) % routes.length] as LoadedRoute)
     for (const route of order) {
-      const result = await load(route, settings.duration, route.amount?.round)
+      const result = await load(route, settings.duration)
       results.get(route.name)?.push(result)
     }
     progress(
