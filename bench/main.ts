@@ -84,8 +84,8 @@ const QUICK: Profile = {
   cold: undefined,
   coalescing: 1000,
   latency: undefined,
-  memory: { tokens: 200_000, max: 100_000 },
-  failures: { timeout: 1000, hang: { requests: 20, concurrency: 10 }, refused: 200 },
+  memory: { tokens: 150_000, max: 100_000 },
+  failures: { timeout: 1000, hang: { requests: 20, concurrency: 10 }, refused: 100 },
 }
 
 const profile = process.argv.includes('--quick') ? QUICK : FULL
