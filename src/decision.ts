@@ -63,10 +63,46 @@ export interface Decision {
   readonly groupId?: string
 }
 
-/** The user's `me/groups` answer, indexed by group id. */
+/**
+ * The user's `me/groups` answer, with an index by group id for long lists (a short list is
+ * searched directly: a Map per cached list would cost more memory than it saves time).
+ */
 export interface GroupsIndex {
   readonly list: readonly GroupWithMembership[]
-  readonly byId: ReadonlyMap<string, GroupWithMembership>
+  readonly byId: ReadonlyMap<string, GroupWithMembership> | undefined
+}
+
+/** Lists longer than this get a Map index. */
+const INDEX_FROM = 16
+
+/**
+ * Builds a {@link GroupsIndex}; the first entry wins when an id is listed twice.
+ *
+ * @example
+ * ```ts
+ * const index = indexGroups(await client.myGroups(token))
+ * findListed(index, 'fc:org:example.org')?.membership
+ * ```
+ */
+export function indexGroups(list: readonly GroupWithMembership[]): GroupsIndex {
+  if (list.length <= INDEX_FROM) return { list, byId: undefined }
+  const byId = new Map<string, GroupWithMembership>()
+  for (const g of list) if (!byId.has(g.id)) byId.set(g.id, g)
+  return { list, byId }
+}
+
+/**
+ * The listed group with id `groupId`, if any.
+ *
+ * @example
+ * ```ts
+ * const listed = findListed(index, 'fc:org:example.org')
+ * ```
+ */
+export function findListed(index: GroupsIndex, groupId: string): GroupWithMembership | undefined {
+  if (index.byId !== undefined) return index.byId.get(groupId)
+  for (const g of index.list) if (g.id === groupId) return g
+  return undefined
 }
 
 /**
@@ -138,7 +174,7 @@ export function decideFromList(
 ): Decision | undefined {
   switch (requirement.kind) {
     case 'group': {
-      const listed = index.byId.get(requirement.groupId)
+      const listed = findListed(index, requirement.groupId)
       if (listed !== undefined && judgeMembership(listed.membership, requirement.role, roles, now, listed) === 'ok') {
         return allowed(requirement, 'member', requirement.groupId)
       }
@@ -181,7 +217,7 @@ export async function decide(requirement: Requirement, lookups: DecisionLookups)
   switch (requirement.kind) {
     case 'group': {
       const index = await lookups.groups()
-      const listed = index.byId.get(requirement.groupId)
+      const listed = findListed(index, requirement.groupId)
       if (
         listed !== undefined &&
         judgeMembership(listed.membership, requirement.role, lookups.roles, lookups.now, listed) === 'ok'

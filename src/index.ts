@@ -42,7 +42,7 @@ export {
   type RequirementContext,
 } from './requirements.js'
 export type { CircuitBreakerOptions, CircuitState } from './circuit-breaker.js'
-export { decide, decideFromList, type Decision, type DecisionLookups, type DecisionReason, type GroupsIndex } from './decision.js'
+export { decide, decideFromList, findListed, indexGroups, type Decision, type DecisionLookups, type DecisionReason, type GroupsIndex } from './decision.js'
 export { DEFAULT_ROLES, isActiveAt, judgeMembership, type MembershipVerdict } from './membership.js'
 export {
   AUTHENTICATED,

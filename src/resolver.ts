@@ -17,7 +17,15 @@ import {
 } from './circuit-breaker.js'
 import { createGroupsClient, type GroupsClient, type GroupsClientOptions } from './client.js'
 import { DEFAULT_TIMEOUT, MAX_TIMEOUT } from './client-options.js'
-import { decide, decideFromList, type Decision, type DecisionLookups, type GroupsIndex } from './decision.js'
+import {
+  decide,
+  decideFromList,
+  findListed,
+  indexGroups,
+  type Decision,
+  type DecisionLookups,
+  type GroupsIndex,
+} from './decision.js'
 import {
   AbortedError,
   InvalidArgumentError,
@@ -126,7 +134,12 @@ export interface MembershipResolverOptions extends Partial<GroupsClientOptions> 
    * `timeout` has room for it: the first attempt and its retries share that one deadline.
    */
   retries?: number
-  /** Wait before a retry, in ms (50 to 100 % of it, doubled for each further retry). Integer 0..10000; default `50`. */
+  /**
+   * Wait before a retry, in ms (50 to 100 % of it, doubled for each further retry). Integer
+   * 0..10000; default `10`: short, because the failures retried (a refused or reset
+   * connection, typically a keep-alive race) are over at once, and a refused connection must
+   * still reach its 503 fast.
+   */
   retryDelay?: number
   /**
    * Opt-in circuit breaker: after `failureThreshold` upstream failures in a row (network,
@@ -247,12 +260,6 @@ function place(kind: CacheKeyKind, groupId: string | undefined): { endpoint: str
   return groupId === undefined ? { endpoint: ENDPOINT[kind] } : { endpoint: ENDPOINT[kind], groupId }
 }
 
-function indexGroups(list: readonly GroupWithMembership[]): GroupsIndex {
-  const byId = new Map<string, GroupWithMembership>()
-  for (const g of list) if (!byId.has(g.id)) byId.set(g.id, g)
-  return { list, byId }
-}
-
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value)
@@ -299,7 +306,7 @@ function validateRoles(value: unknown): readonly string[] {
  *
  * Defaults: `timeout` 5000 ms, `maxResponseBytes` 1 MiB, `cache.max` 10 000,
  * `cache.ttl` 60 000 ms, `cache.negativeTtl` 10 000 ms, `cache.staleIfError` 0,
- * `roles` `['member', 'admin', 'owner']`, `maxInflight` 256, `retries` 1, `retryDelay` 50 ms,
+ * `roles` `['member', 'admin', 'owner']`, `maxInflight` 256, `retries` 1, `retryDelay` 10 ms,
  * `circuitBreaker` off.
  *
  * @example
@@ -321,7 +328,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   const staleIfError = integerOption('cache.staleIfError', cacheOptions.staleIfError, 0, 0, 86_400_000)
   const maxInflight = integerOption('maxInflight', options.maxInflight, 256, 1, 100_000)
   const retries = integerOption('retries', options.retries, 1, 0, 5)
-  const retryDelay = integerOption('retryDelay', options.retryDelay, 50, 0, 10_000)
+  const retryDelay = integerOption('retryDelay', options.retryDelay, 10, 0, 10_000)
   // Retries share the whole-call deadline; with a caller's `client`, `timeout` should match its own.
   const budget = integerOption('timeout', options.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
   const breakerSettings = circuitBreakerOption(options.circuitBreaker)
@@ -674,7 +681,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
               throw new InvalidArgumentError(`Unknown role ${JSON.stringify(role)}`)
             }
             const index = await groupsIndex(token, digest, callOptions)
-            const listed = index.byId.get(groupId)
+            const listed = findListed(index, groupId)
             if (listed !== undefined && judgeMembership(listed.membership, role, roles, at, listed) === 'ok') return true
             const membership = await membershipOf(token, digest, groupId, callOptions)
             return membership !== null && judgeMembership(membership, role, roles, at, listed) === 'ok'

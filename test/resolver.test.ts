@@ -150,6 +150,15 @@ describe('decision rules', () => {
     expect(upstream.calls.get('/groups/me/groups')).toBe(2)
   })
 
+  it('finds a group in a long me/groups list (indexed) as in a short one', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({ id: `fc:adhoc:g${i}`, type: 'voot:ad-hoc', membership: { basic: 'member' } }))
+    upstream.users.set('many-token', { listed: [...many, { id: 'fc:adhoc:g7', type: 'voot:ad-hoc', membership: { basic: 'owner' } }] })
+    expect(await resolver.check('many-token', group('fc:adhoc:g33'))).toMatchObject({ allowed: true })
+    // The first listing of an id counts, as in a short list.
+    expect(await resolver.check('many-token', group('fc:adhoc:g7', 'member'))).toMatchObject({ allowed: true })
+    expect(upstream.total()).toBe(1)
+  })
+
   it('a decision never lists the user’s other groups', async () => {
     const denied = await resolver.check('alice-token', group('fc:adhoc:nope'))
     expect(JSON.stringify(denied)).not.toContain(ORG)

@@ -8,6 +8,7 @@
 import { LRUCache } from 'lru-cache'
 import { createCacheKeys } from '../../src/cache-key.js'
 import {
+  indexGroups,
   createGuardCore,
   createMembershipResolver,
   decideFromList,
@@ -74,7 +75,7 @@ export async function measureHotPath(options: { operations: number; batches: num
   const warm = await core.authorize({ authorization: header }, requirement)
   if (!warm.decision.allowed) throw new Error('hot path: the warm-up decision was not allowed')
   await emulator.close() // from here on nothing may reach the group service
-  const index: GroupsIndex = { list: await resolver.groups(token), byId: new Map((await resolver.groups(token)).map((g) => [g.id, g])) }
+  const index: GroupsIndex = indexGroups(await resolver.groups(token))
 
   const keys = createCacheKeys()
   const lru = new LRUCache<string, object>({ max: 10_000 })
