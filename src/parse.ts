@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { pooled, POOLED_KEYS } from './string-pool.js'
 import type { Group, GroupType, GroupWithMembership, MemberEntry, Membership, Translatable } from './types.js'
 
 /**
@@ -47,7 +48,11 @@ const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'p
  */
 export function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text, (key, value: unknown) => (UNSAFE_KEYS.has(key) ? undefined : value))
+    return JSON.parse(text, (key, value: unknown) => {
+      if (UNSAFE_KEYS.has(key)) return undefined
+      // Every cached answer repeats the same group ids, types and role names: share them.
+      return typeof value === 'string' && POOLED_KEYS.has(key) ? pooled(value) : value
+    })
   } catch {
     // The SyntaxError quotes the text, so it is not kept.
     throw new BodyShapeError('the body is not valid JSON')
