@@ -354,6 +354,25 @@ describe('caching', () => {
   })
 })
 
+describe('checkCached (the synchronous warm path)', () => {
+  it('decides only from a fresh me/groups that proves the requirement, never calling upstream', async () => {
+    const requirement = group(ORG, 'admin')
+    expect(resolver.checkCached?.('alice-token', requirement)).toBeUndefined() // not validated by check() yet
+    await resolver.check('alice-token', requirement)
+    expect(resolver.checkCached?.('alice-token', requirement)).toMatchObject({ allowed: true, reason: 'member' })
+    const calls = upstream.total()
+    // A denial needs me/groups/{id}: never decided here.
+    const denied = group('fc:adhoc:nope')
+    await resolver.check('alice-token', denied)
+    expect(resolver.checkCached?.('alice-token', denied)).toBeUndefined()
+    expect(resolver.checkCached?.('other-token', requirement)).toBeUndefined()
+    expect(resolver.checkCached?.('alice-token', requirement, { tokenExpiresAt: clock })).toBeUndefined()
+    clock += 60_001
+    expect(resolver.checkCached?.('alice-token', requirement)).toBeUndefined()
+    expect(upstream.total()).toBe(calls + 1)
+  })
+})
+
 describe('events and secrecy', () => {
   it('reports hits, misses, upstream calls and coalescing without the token', async () => {
     const events: ResolverEvent[] = []
