@@ -264,6 +264,25 @@ export function createGuardCore(options: GuardOptions): GuardCore {
   }
 }
 
+/**
+ * Builds an adapter's reader of {@link Credentials}: the `Authorization` header by
+ * default, or the adapter's `getToken` option (validated here, at creation).
+ *
+ * @example
+ * ```ts
+ * const credentialsOf = createCredentialsReader(options.getToken, (req: Request) => req.headers.authorization)
+ * core.authorize(credentialsOf(req), requirement)
+ * ```
+ */
+export function createCredentialsReader<R>(
+  getToken: ((request: R) => FoundToken) | undefined,
+  authorizationOf: (request: R) => string | readonly string[] | undefined,
+): (request: R) => Credentials {
+  if (getToken === undefined) return (request) => ({ authorization: authorizationOf(request) })
+  if (typeof getToken !== 'function') throw new InvalidOptionError('getToken', 'must be a function')
+  return (request) => ({ token: getToken(request) })
+}
+
 /** The requirement behind every adapter's `authenticate()`. */
 export const AUTHENTICATED: Requirement = authenticated()
 

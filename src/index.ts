@@ -46,6 +46,7 @@ export { decide, decideFromList, findListed, indexGroups, type Decision, type De
 export { DEFAULT_ROLES, isActiveAt, judgeMembership, type MembershipVerdict } from './membership.js'
 export {
   AUTHENTICATED,
+  createCredentialsReader,
   createGuardCore,
   createGuards,
   type Credentials,

@@ -17,6 +17,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import {
+  createCredentialsReader,
   createGuardCore,
   createGuards,
   type Credentials,
@@ -25,7 +26,6 @@ import {
   type Guards,
   type Requirement,
   type VootContext,
-  InvalidOptionError,
 } from '../../src/index.js'
 
 declare global {
@@ -78,14 +78,8 @@ export type ExpressGuard = Guards<RequestHandler>
  */
 export function createGuard(options: ExpressGuardOptions): ExpressGuard {
   const { getToken, ...coreOptions } = options
-  if (getToken !== undefined && typeof getToken !== 'function') {
-    throw new InvalidOptionError('getToken', 'must be a function')
-  }
+  const credentialsOf = createCredentialsReader(getToken, (req: Request) => req.headers.authorization)
   const core = createGuardCore(coreOptions)
-
-  function credentialsOf(req: Request): Credentials {
-    return getToken === undefined ? { authorization: req.headers.authorization } : { token: getToken(req) }
-  }
 
   function middleware(requirement: Requirement): RequestHandler {
     // Express 4 ignores returned promises, so every outcome is settled here explicitly.

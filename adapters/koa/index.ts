@@ -16,9 +16,9 @@
  */
 import type { Context, Middleware, Next } from 'koa'
 import {
+  createCredentialsReader,
   createGuardCore,
   createGuards,
-  InvalidOptionError,
   type Credentials,
   type FoundToken,
   type GuardOptions,
@@ -72,14 +72,8 @@ export type KoaGuard = Guards<Middleware>
  */
 export function createGuard(options: KoaGuardOptions): KoaGuard {
   const { getToken, ...coreOptions } = options
-  if (getToken !== undefined && typeof getToken !== 'function') {
-    throw new InvalidOptionError('getToken', 'must be a function')
-  }
+  const credentialsOf = createCredentialsReader(getToken, (ctx: Context) => ctx.headers.authorization)
   const core = createGuardCore(coreOptions)
-
-  function credentialsOf(ctx: Context): Credentials {
-    return getToken === undefined ? { authorization: ctx.headers.authorization } : { token: getToken(ctx) }
-  }
 
   /** The general path: `credentials`, or the error reading them threw. */
   async function settle(ctx: Context, next: Next, requirement: Requirement, credentials: Credentials | undefined, failure: unknown): Promise<void> {
