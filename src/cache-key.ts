@@ -18,7 +18,14 @@ import { hash, randomBytes } from 'node:crypto'
 
 const SEPARATOR = '\u0000'
 
-/** What a cache entry holds, per token. */
+/**
+ * What a cache entry holds, per token.
+ *
+ * @example
+ * ```ts
+ * keys.key(digest, 'membership', 'fc:org:example.org')
+ * ```
+ */
 export type CacheKeyKind =
   /** `me/groups` (active memberships). */
   | 'groups'

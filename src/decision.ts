@@ -66,6 +66,11 @@ export interface Decision {
 /**
  * The user's `me/groups` answer, with an index by group id for long lists (a short list is
  * searched directly: a Map per cached list would cost more memory than it saves time).
+ *
+ * @example
+ * ```ts
+ * const index: GroupsIndex = indexGroups(await client.myGroups(token))
+ * ```
  */
 export interface GroupsIndex {
   readonly list: readonly GroupWithMembership[]

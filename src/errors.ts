@@ -63,7 +63,14 @@ export type VootErrorCode =
   /** An OAuth/OIDC protocol error (an `error` response, a failed check). */
   | 'ERR_OAUTH'
 
-/** Options shared by the constructors of every {@link VootError}. */
+/**
+ * Options shared by the constructors of every {@link VootError}.
+ *
+ * @example
+ * ```ts
+ * throw new InvalidTokenError('The access token has expired', { cause: error })
+ * ```
+ */
 export interface VootErrorOptions {
   /** The underlying error. Never a value that contains a token. */
   cause?: unknown
@@ -185,7 +192,14 @@ export class ForbiddenError extends VootError {
   }
 }
 
-/** Codes of {@link UpstreamError}: every way the group service can fail. */
+/**
+ * Codes of {@link UpstreamError}: every way the group service can fail.
+ *
+ * @example
+ * ```ts
+ * const retryable = (code: UpstreamErrorCode) => code === 'ERR_UPSTREAM_NETWORK'
+ * ```
+ */
 export type UpstreamErrorCode = Extract<
   VootErrorCode,
   | 'ERR_UPSTREAM_NETWORK'
@@ -199,7 +213,14 @@ export type UpstreamErrorCode = Extract<
   | 'ERR_UPSTREAM_CIRCUIT_OPEN'
 >
 
-/** Options of {@link UpstreamError}. */
+/**
+ * Options of {@link UpstreamError}.
+ *
+ * @example
+ * ```ts
+ * new UpstreamError('ERR_UPSTREAM_RATE_LIMITED', 'rate-limited', { upstreamStatus: 429, retryAfter: 30, endpoint: 'me/groups' })
+ * ```
+ */
 export interface UpstreamErrorOptions extends VootErrorOptions {
   /** The upstream HTTP status, when there was an answer. */
   upstreamStatus?: number

@@ -11,7 +11,14 @@
  */
 import { InvalidGroupIdError } from './errors.js'
 
-/** Longest group id accepted, in UTF-16 code units. */
+/**
+ * Longest group id accepted, in UTF-16 code units.
+ *
+ * @example
+ * ```ts
+ * if (id.length > MAX_GROUP_ID_LENGTH) return res.status(400).end()
+ * ```
+ */
 export const MAX_GROUP_ID_LENGTH = 1024
 
 // C0 controls, DEL and C1 controls: never part of a real id, and CR/LF would be a header

@@ -283,7 +283,14 @@ export function createCredentialsReader<R>(
   return (request) => ({ token: getToken(request) })
 }
 
-/** The requirement behind every adapter's `authenticate()`. */
+/**
+ * The requirement behind every adapter's `authenticate()`.
+ *
+ * @example
+ * ```ts
+ * const context = await core.authorize({ authorization: req.headers.authorization }, AUTHENTICATED)
+ * ```
+ */
 export const AUTHENTICATED: Requirement = authenticated()
 
 /**

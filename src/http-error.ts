@@ -81,7 +81,14 @@ export interface HttpErrorRenderer {
   answer(error: unknown): HttpErrorAnswer | undefined
 }
 
-/** Options of {@link createHttpErrorRenderer}. */
+/**
+ * Options of {@link createHttpErrorRenderer}.
+ *
+ * @example
+ * ```ts
+ * const options: HttpErrorRendererOptions = { realm: 'my-app', retryAfter: 5 }
+ * ```
+ */
 export interface HttpErrorRendererOptions {
   /** The protection space named in challenges. */
   realm: string

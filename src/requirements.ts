@@ -30,40 +30,82 @@ export interface RequirementContext {
   isMember(groupId: string, role?: string): Promise<boolean>
 }
 
-/** Active membership of one group, with at least `role` when given. */
+/**
+ * Active membership of one group, with at least `role` when given.
+ *
+ * @example
+ * ```ts
+ * const staff: GroupRequirement = group('fc:org:example.org', 'admin')
+ * ```
+ */
 export interface GroupRequirement {
   readonly kind: 'group'
   readonly groupId: string
   readonly role: string | undefined
 }
 
-/** Any active membership in a group of one type, with at least `role` when given. */
+/**
+ * Any active membership in a group of one type, with at least `role` when given.
+ *
+ * @example
+ * ```ts
+ * const student: GroupOfTypeRequirement = groupOfType('fc:fs:emne')
+ * ```
+ */
 export interface GroupOfTypeRequirement {
   readonly kind: 'groupOfType'
   readonly groupType: string
   readonly role: string | undefined
 }
 
-/** At least one of several requirements. */
+/**
+ * At least one of several requirements.
+ *
+ * @example
+ * ```ts
+ * const either: AnyOfRequirement = anyOf(group('fc:adhoc:1'), group('fc:adhoc:2'))
+ * ```
+ */
 export interface AnyOfRequirement {
   readonly kind: 'anyOf'
   readonly requirements: readonly Requirement[]
 }
 
-/** Every one of several requirements. */
+/**
+ * Every one of several requirements.
+ *
+ * @example
+ * ```ts
+ * const both: AllOfRequirement = allOf(group('fc:org:example.org'), groupOfType('fc:fs:emne'))
+ * ```
+ */
 export interface AllOfRequirement {
   readonly kind: 'allOf'
   readonly requirements: readonly Requirement[]
 }
 
-/** A custom predicate; allowed only when it returns (or resolves to) exactly `true`. */
+/**
+ * A custom predicate; allowed only when it returns (or resolves to) exactly `true`.
+ *
+ * @example
+ * ```ts
+ * const custom: PredicateRequirement = where('has any group', async (ctx) => (await ctx.groups()).length > 0)
+ * ```
+ */
 export interface PredicateRequirement {
   readonly kind: 'where'
   readonly description: string
   readonly predicate: (ctx: RequirementContext) => boolean | Promise<boolean>
 }
 
-/** A valid personal token with the groups scope, nothing more. */
+/**
+ * A valid personal token with the groups scope, nothing more.
+ *
+ * @example
+ * ```ts
+ * const anyUser: AuthenticatedRequirement = authenticated()
+ * ```
+ */
 export interface AuthenticatedRequirement {
   readonly kind: 'authenticated'
 }

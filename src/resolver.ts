@@ -43,7 +43,14 @@ import { createTokenBackoff } from './token-backoff.js'
 import { tokenExpiry } from './token-expiry.js'
 import type { GroupWithMembership, Membership } from './types.js'
 
-/** Cache settings of a resolver. All durations in milliseconds. */
+/**
+ * Cache settings of a resolver. All durations in milliseconds.
+ *
+ * @example
+ * ```ts
+ * const cache: CacheOptions = { max: 50_000, ttl: 30_000, negativeTtl: 5_000, staleIfError: 60_000 }
+ * ```
+ */
 export interface CacheOptions {
   /** Most entries kept (answers of all tokens together). Default `10_000`. */
   max?: number
@@ -155,7 +162,14 @@ export interface MembershipResolverOptions extends Partial<GroupsClientOptions> 
   onEvent?: (event: ResolverEvent) => void
 }
 
-/** Per-call options of the resolver. */
+/**
+ * Per-call options of the resolver.
+ *
+ * @example
+ * ```ts
+ * await resolver.check(token, group('fc:org:example.org'), { tokenExpiresAt: tokens.expiresAt, signal })
+ * ```
+ */
 export interface ResolveOptions {
   /** Gives up waiting (rejects with `AbortedError`); the shared upstream call goes on for other callers. */
   signal?: AbortSignal

@@ -10,7 +10,14 @@
  * @module
  */
 
-/** The JSON keys whose string values are pooled. */
+/**
+ * The JSON keys whose string values are pooled.
+ *
+ * @example
+ * ```ts
+ * POOLED_KEYS.has('id') // true; POOLED_KEYS.has('name') // false (member names are personal)
+ * ```
+ */
 export const POOLED_KEYS: ReadonlySet<string> = new Set(['id', 'type', 'basic', 'displayName'])
 
 /** Longest string pooled; longer ones are rare and would crowd the pool. */

@@ -5,7 +5,14 @@
  */
 import { TokenMalformedError, TokenMissingError } from './errors.js'
 
-/** Longest token accepted; longer ones are refused before they reach the group service. */
+/**
+ * Longest token accepted; longer ones are refused before they reach the group service.
+ *
+ * @example
+ * ```ts
+ * if (token.length > MAX_TOKEN_LENGTH) throw new TokenMalformedError()
+ * ```
+ */
 export const MAX_TOKEN_LENGTH = 4096
 
 // RFC 6750: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
