@@ -18,7 +18,8 @@ import { InvalidArgumentError } from '../src/errors.js'
  */
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>
 
-type Parsed<O extends OptionSpecs> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values']
+/** The values `parseCommandArguments` returns for option specs `O`. */
+export type Parsed<O extends OptionSpecs> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values']
 
 /**
  * Why `--token` is refused, for the message and the help texts.

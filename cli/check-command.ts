@@ -4,29 +4,22 @@
  *
  * @module
  */
-import { Agent } from 'undici'
-import { MAX_TIMEOUT, DEFAULT_TIMEOUT } from '../src/client-options.js'
+import { DEFAULT_TIMEOUT } from '../src/client-options.js'
 import type { Decision, DecisionReason } from '../src/decision.js'
 import { InvalidArgumentError } from '../src/errors.js'
 import { DEFAULT_ROLES } from '../src/membership.js'
 import { group } from '../src/requirements.js'
-import { createMembershipResolver, type MembershipResolver } from '../src/resolver.js'
-import { baseUrlArgument, integerArgument, parseCommandArguments } from './arguments.js'
+import { createMembershipResolver } from '../src/resolver.js'
 import type { Command } from './command.js'
-import { reportError } from './error-report.js'
 import { EXIT_DENIED, EXIT_OK } from './exit-codes.js'
-import { redactingIo } from './io.js'
 import { formatFields } from './table.js'
-import { tokenFromEnvironment } from './token-source.js'
+import { runUpstreamCommand, UPSTREAM_OPTIONS } from './upstream-command.js'
 
 const OPTIONS = {
-  'base-url': { type: 'string' },
+  ...UPSTREAM_OPTIONS,
   group: { type: 'string' },
   role: { type: 'string' },
   roles: { type: 'string' },
-  timeout: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
 const EXPLANATION: Readonly<Record<DecisionReason, string>> = {
@@ -80,40 +73,31 @@ export const checkCommand: Command = {
   name: 'check',
   summary: 'decide whether the VOOT_TOKEN user meets a group requirement (exit 0 allowed, 1 denied, 2 error)',
   help: HELP,
-  async run(args, io) {
-    let json = false
-    let resolver: MembershipResolver | undefined
-    // Our own dispatcher, destroyed at the end: a graceful close would wait for a hanging
-    // call to time out after the user has pressed Ctrl-C.
-    const dispatcher = new Agent()
-    let safeIo = io
-    try {
-      const values = parseCommandArguments(args, OPTIONS)
-      if (values.help === true) {
-        io.stdout.write(HELP)
-        return EXIT_OK
-      }
-      json = values.json === true
-      if (values.group === undefined) throw new InvalidArgumentError('--group is required: the id of the group to check, such as fc:org:example.org')
-      const baseUrl = baseUrlArgument(values['base-url'], io.env)
-      const timeout = integerArgument('timeout', values.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
-      const roles = values.roles?.split(',').map((role) => role.trim())
-      // Validated before any call: a typo in the id or role is a usage error, not a denial.
-      const requirement = group(values.group, values.role)
-      resolver = createMembershipResolver({ baseUrl, timeout, dispatcher, ...(roles === undefined ? {} : { roles }) })
-      resolver.assertRequirement(requirement)
-      const token = tokenFromEnvironment(io.env)
-      safeIo = redactingIo(io, token)
-      const decision = await resolver.check(token, requirement, io.signal === undefined ? {} : { signal: io.signal })
-      safeIo.stdout.write(json ? `${JSON.stringify(decisionJson(decision))}\n` : formatDecision(decision))
-      return decision.allowed ? EXIT_OK : EXIT_DENIED
-    } catch (error) {
-      return reportError(error, safeIo, { command: 'check', json, jsonFields: { outcome: 'error' }, upstreamMeansUnknown: true })
-    } finally {
-      await resolver?.close()
-      await dispatcher.destroy()
-    }
-  },
+  run: (args, io) =>
+    runUpstreamCommand(
+      args,
+      io,
+      { command: 'check', help: HELP, options: OPTIONS, report: { jsonFields: { outcome: 'error' }, upstreamMeansUnknown: true } },
+      async (call) => {
+        const { values } = call
+        if (values.group === undefined) throw new InvalidArgumentError('--group is required: the id of the group to check, such as fc:org:example.org')
+        const roles = values.roles?.split(',').map((role) => role.trim())
+        // Validated before any call: a typo in the id or role is a usage error, not a denial.
+        const requirement = group(values.group, values.role)
+        const resolver = createMembershipResolver({
+          baseUrl: call.baseUrl,
+          timeout: call.timeout,
+          dispatcher: call.dispatcher,
+          ...(roles === undefined ? {} : { roles }),
+        })
+        call.onClose(() => resolver.close())
+        resolver.assertRequirement(requirement)
+        const token = call.token()
+        const decision = await resolver.check(token, requirement, io.signal === undefined ? {} : { signal: io.signal })
+        call.out().stdout.write(call.json ? `${JSON.stringify(decisionJson(decision))}\n` : formatDecision(decision))
+        return decision.allowed ? EXIT_OK : EXIT_DENIED
+      },
+    ),
 }
 
 function decisionJson(decision: Decision): Record<string, unknown> {

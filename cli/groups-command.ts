@@ -4,27 +4,17 @@
  *
  * @module
  */
-import { Agent } from 'undici'
-import { createGroupsClient, type GroupsClient } from '../src/client.js'
-import { DEFAULT_TIMEOUT, MAX_TIMEOUT } from '../src/client-options.js'
+import { createGroupsClient } from '../src/client.js'
+import { DEFAULT_TIMEOUT } from '../src/client-options.js'
 import { isActiveAt } from '../src/membership.js'
 import { localize } from '../src/translatable.js'
 import type { GroupWithMembership } from '../src/types.js'
-import { baseUrlArgument, integerArgument, parseCommandArguments } from './arguments.js'
 import type { Command } from './command.js'
-import { reportError } from './error-report.js'
 import { EXIT_OK } from './exit-codes.js'
-import { redactingIo } from './io.js'
 import { formatTable } from './table.js'
-import { tokenFromEnvironment } from './token-source.js'
+import { runUpstreamCommand, UPSTREAM_OPTIONS } from './upstream-command.js'
 
-const OPTIONS = {
-  'base-url': { type: 'string' },
-  'show-all': { type: 'boolean' },
-  timeout: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const
+const OPTIONS = { ...UPSTREAM_OPTIONS, 'show-all': { type: 'boolean' } } as const
 
 const HELP = `Usage: voot-guard groups --base-url URL [--show-all] [--json] [--timeout MS]
 
@@ -60,36 +50,17 @@ export const groupsCommand: Command = {
   name: 'groups',
   summary: "list the VOOT_TOKEN user's groups with role and active state",
   help: HELP,
-  async run(args, io) {
-    let json = false
-    let client: GroupsClient | undefined
-    // Our own dispatcher, destroyed at the end: a graceful close would wait for a hanging
-    // call to time out after the user has pressed Ctrl-C.
-    const dispatcher = new Agent()
-    let safeIo = io
-    try {
-      const values = parseCommandArguments(args, OPTIONS)
-      if (values.help === true) {
-        io.stdout.write(HELP)
-        return EXIT_OK
-      }
-      json = values.json === true
-      const showAll = values['show-all'] === true
-      const baseUrl = baseUrlArgument(values['base-url'], io.env)
-      const timeout = integerArgument('timeout', values.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
-      client = createGroupsClient({ baseUrl, timeout, dispatcher })
-      const token = tokenFromEnvironment(io.env)
-      safeIo = redactingIo(io, token)
-      const rows = (await client.myGroups(token, { showAll, ...(io.signal === undefined ? {} : { signal: io.signal }) })).map((each) => describeGroup(each, Date.now()))
-      safeIo.stdout.write(json ? `${JSON.stringify({ groups: rows })}\n` : formatGroups(rows, showAll))
+  run: (args, io) =>
+    runUpstreamCommand(args, io, { command: 'groups', help: HELP, options: OPTIONS }, async (call) => {
+      const showAll = call.values['show-all'] === true
+      const client = createGroupsClient({ baseUrl: call.baseUrl, timeout: call.timeout, dispatcher: call.dispatcher })
+      call.onClose(() => client.close())
+      const token = call.token()
+      const signal = io.signal === undefined ? {} : { signal: io.signal }
+      const rows = (await client.myGroups(token, { showAll, ...signal })).map((each) => describeGroup(each, Date.now()))
+      call.out().stdout.write(call.json ? `${JSON.stringify({ groups: rows })}\n` : formatGroups(rows, showAll))
       return EXIT_OK
-    } catch (error) {
-      return reportError(error, safeIo, { command: 'groups', json })
-    } finally {
-      await client?.close()
-      await dispatcher.destroy()
-    }
-  },
+    }),
 }
 
 interface GroupRow {
