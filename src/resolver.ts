@@ -5,6 +5,8 @@
  * @module
  */
 import { LRUCache } from 'lru-cache'
+import { createAnswerPool } from './answer-pool.js'
+import { CacheEntry } from './cache-entry.js'
 import { createCacheKeys, type CacheKeyKind } from './cache-key.js'
 import {
   circuitBreakerOption,
@@ -17,6 +19,7 @@ import {
 } from './circuit-breaker.js'
 import { createGroupsClient, type GroupsClient, type GroupsClientOptions } from './client.js'
 import { DEFAULT_TIMEOUT, MAX_TIMEOUT } from './client-options.js'
+import { deepFreeze } from './deep-freeze.js'
 import {
   decide,
   decideFromList,
@@ -248,14 +251,6 @@ export interface MembershipResolver {
   close(): Promise<void>
 }
 
-interface Entry {
-  readonly value: unknown
-  readonly storedAt: number
-  readonly freshUntil: number
-  /** No serving at all past this (token expiry), not even stale. */
-  readonly hardUntil: number
-}
-
 interface Flight {
   readonly promise: Promise<unknown>
   /** Set when the cache was invalidated while the call was under way: do not store its answer. */
@@ -272,14 +267,6 @@ const ENDPOINT: Readonly<Record<CacheKeyKind, string>> = {
 /** Where an event happened: the endpoint template, and the group id when there is one. */
 function place(kind: CacheKeyKind, groupId: string | undefined): { endpoint: string; groupId?: string } {
   return groupId === undefined ? { endpoint: ENDPOINT[kind] } : { endpoint: ENDPOINT[kind], groupId }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const inner of Object.values(value)) deepFreeze(inner)
-  }
-  return value
 }
 
 function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -377,7 +364,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   }
 
   const keys = createCacheKeys()
-  const cache = new LRUCache<string, Entry>({ max })
+  const cache = new LRUCache<string, CacheEntry>({ max })
   const inflight = new Map<string, Flight>()
   let hits = 0
   let misses = 0
@@ -434,7 +421,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
    * again, fresh or stale: the marker's `hardUntil` outlives every answer stored before it
    * (`ttl + staleIfError`), so no per-token scan of the cache is needed.
    */
-  function isRevoked(entry: Entry, digest: string, at: number): boolean {
+  function isRevoked(entry: CacheEntry, digest: string, at: number): boolean {
     const marker = cache.peek(keys.key(digest, 'invalid'))
     return marker !== undefined && at < marker.hardUntil && entry.storedAt <= marker.storedAt
   }
@@ -445,12 +432,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     cache.delete(keys.key(digest, 'groups'))
     cache.delete(keys.key(digest, 'groupsAll'))
     discardFlights(keys.prefix(digest))
-    cache.set(keys.key(digest, 'invalid'), {
-      value: true,
-      storedAt: at,
-      freshUntil: at + negativeTtl,
-      hardUntil: at + Math.max(negativeTtl, ttl + staleIfError),
-    })
+    cache.set(keys.key(digest, 'invalid'), new CacheEntry(true, at, at + negativeTtl, at + Math.max(negativeTtl, ttl + staleIfError)))
   }
 
   function tokenDeadline(token: string, callOptions: ResolveOptions | undefined): number {
@@ -461,7 +443,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   }
 
   /** An expired entry that may still be served after a failure (`staleIfError`), counted and reported. */
-  function staleEntry(key: string, kind: CacheKeyKind, groupId: string | undefined, digest: string, at: number): Entry | undefined {
+  function staleEntry(key: string, kind: CacheKeyKind, groupId: string | undefined, digest: string, at: number): CacheEntry | undefined {
     const stale = cache.get(key)
     if (
       staleIfError > 0 &&
@@ -568,7 +550,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
           const prepared = deepFreeze(prepare(value))
           const life = ttlOf(value)
           if (!flight.discard && life > 0 && done < deadline) {
-            cache.set(key, { value: prepared, storedAt: done, freshUntil: Math.min(done + life, deadline), hardUntil: deadline })
+            cache.set(key, new CacheEntry(prepared, done, Math.min(done + life, deadline), deadline))
           }
           return prepared
         },
@@ -605,7 +587,11 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
 
   const positiveTtl = (): number => ttl
   const membershipTtl = (value: Membership | null): number => (value === null ? negativeTtl : ttl)
-  const asIs = <T>(value: T): T => value
+  // Answers are frozen and their identical parts shared between tokens (see answer-pool.ts).
+  const pool = createAnswerPool()
+  const sharedList = (list: readonly GroupWithMembership[]): readonly GroupWithMembership[] => pool.shareAll(list)
+  const sharedIndex = (list: readonly GroupWithMembership[]): GroupsIndex => indexGroups(pool.shareAll(list))
+  const sharedMembership = (membership: Membership | null): Membership | null => (membership === null ? null : pool.share(membership))
 
   function groupsIndex(token: string, digest: string, callOptions: ResolveOptions | undefined): Promise<GroupsIndex> {
     return lookup(
@@ -618,7 +604,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       (signal) => client.myGroups(token, { signal }),
       callOptions,
       positiveTtl,
-      indexGroups,
+      sharedIndex,
     ) as Promise<GroupsIndex>
   }
 
@@ -636,7 +622,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       (signal) => client.myMembership(token, groupId, { signal }),
       callOptions,
       membershipTtl,
-      asIs,
+      sharedMembership,
     ) as Promise<Membership | null>
   }
 
@@ -721,7 +707,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
           (signal) => client.myGroups(token, { showAll: true, signal }),
           callOptions,
           positiveTtl,
-          asIs,
+          sharedList,
         ) as Promise<readonly GroupWithMembership[]>
       }
       return (await groupsIndex(token, digest, callOptions)).list
@@ -762,6 +748,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     invalidate(token) {
       if (token === undefined) {
         cache.clear()
+        pool.clear()
         discardFlights(undefined)
         if (listening) emit({ type: 'invalidated', scope: 'all' })
         return

@@ -18,7 +18,7 @@
  * POOLED_KEYS.has('id') // true; POOLED_KEYS.has('name') // false (member names are personal)
  * ```
  */
-export const POOLED_KEYS: ReadonlySet<string> = new Set(['id', 'type', 'basic', 'displayName'])
+export const POOLED_KEYS: ReadonlySet<string> = new Set(['id', 'parent', 'type', 'basic', 'displayName'])
 
 /** Longest string pooled; longer ones are rare and would crowd the pool. */
 const MAX_POOLED_LENGTH = 256

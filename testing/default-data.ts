@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { deepFreeze } from '../src/deep-freeze.js'
 import type { EmulatorData } from './data.js'
 
 /**
@@ -284,11 +285,3 @@ export const defaultData: EmulatorData = deepFreeze({
     },
   ],
 })
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
-}

@@ -3,7 +3,10 @@
  * through one resolver with `cache.max` 100 000. The groups client is replaced by one that
  * parses a real `me/groups` body from the emulator for every token (fresh objects, as the
  * real client makes), so that a million calls take seconds instead of an hour of HTTP.
- * Usage: `memory.ts <tokens> <max> <user>`.
+ * Usage: `memory.ts <tokens> <max> <user> <shared|distinct>`: with `shared`, every token gets
+ * the same answer (the user's, as the students of one class share their groups); with
+ * `distinct`, each token's membership carries a title of its own, so that no part of one
+ * answer equals another's (the worst case for the resolver's answer pool).
  *
  * @module
  */
@@ -16,6 +19,7 @@ import { serveParent } from './ipc.js'
 const tokens = Number(process.argv[2] ?? '1000000')
 const max = Number(process.argv[3] ?? '100000')
 const user = process.argv[4] ?? 'carol'
+const variety = process.argv[5] === 'distinct' ? 'distinct' : 'shared'
 const gc = (globalThis as { gc?: () => void }).gc
 if (gc === undefined) throw new Error('memory.ts needs --expose-gc')
 
@@ -27,9 +31,14 @@ await emulator.close()
 const unsupported = (): never => {
   throw new Error('not used by this benchmark')
 }
+let served = 0
+// Splits the body where a title of the token's own goes in.
+const [head, tail] = body.split('"membership":{')
+if (tail === undefined) throw new Error(`memory: ${user}'s answer has no membership to vary`)
+const bodyOfNext = variety === 'shared' ? () => body : () => `${head}"membership":{"title":["Lektor ${++served}"],${tail}`
 const client: GroupsClient = {
   baseUrl: 'http://groups.invalid/groups',
-  myGroups: () => Promise.resolve().then(() => parseMyGroups(parseJson(body))),
+  myGroups: () => Promise.resolve().then(() => parseMyGroups(parseJson(bodyOfNext()))),
   myMembership: unsupported,
   group: unsupported,
   members: unsupported,
@@ -70,6 +79,7 @@ export interface MemoryResult {
   readonly tokens: number
   readonly max: number
   readonly user: string
+  readonly variety: 'shared' | 'distinct'
   readonly bodyBytes: number
   readonly finalSize: number
   readonly largestSize: number
@@ -78,6 +88,8 @@ export interface MemoryResult {
   readonly heapFullMiB: number
   readonly heapEndMiB: number
   readonly rssMiB: number
+  /** Memory outside the JS heap held by ArrayBuffers (lru-cache's typed arrays among them). */
+  readonly arrayBuffersMiB: number
   readonly seconds: number
 }
 
@@ -86,6 +98,7 @@ serveParent({}, {
   tokens,
   max,
   user,
+  variety,
   bodyBytes: Buffer.byteLength(body),
   finalSize: stats.size,
   largestSize,
@@ -94,5 +107,6 @@ serveParent({}, {
   heapFullMiB: heapFull / MiB,
   heapEndMiB: heapEnd / MiB,
   rssMiB: process.memoryUsage().rss / MiB,
+  arrayBuffersMiB: process.memoryUsage().arrayBuffers / MiB,
   seconds,
 } satisfies MemoryResult)
