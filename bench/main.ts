@@ -17,6 +17,7 @@ import { startChild, type Child } from './child.js'
 import { LOAD_CPU, pinSelf, SERVER_CPU } from './cpus.js'
 import { cpuCounters, load1, stealShare } from './machine.js'
 import type { ServerConfig, ServerReady } from './servers/config.js'
+import type { TimingSummary } from './servers/timings.js'
 import type { EmulatorReady } from './servers/emulator.js'
 import type { MemoryResult } from './servers/memory.js'
 import { formatMs, formatRatio } from './stats.js'
@@ -42,6 +43,8 @@ interface Profile {
   readonly hotPath: { operations: number; batches: number }
   /** Figure 2: the bare and the guarded route of each framework, alternating. */
   readonly pair: RoundSettings
+  /** Figures 2/3 cross-check: the middlewares timed inside the server (see servers/timings.ts). */
+  readonly timed: RoundSettings
   /** Figure 3: every route with the peers, in rounds of their own; `undefined`: the peers join the pair's rounds. */
   readonly peerRounds: RoundSettings | undefined
   /** Peer routes to load (all when undefined). */
@@ -64,6 +67,7 @@ const FULL: Profile = {
   name: 'full',
   hotPath: { operations: 200_000, batches: 9 },
   pair: { rounds: 16, duration: 1, warmup: 2, ...LOAD },
+  timed: { rounds: 2, duration: 2, warmup: 0.5, ...LOAD },
   peerRounds: { rounds: 5, duration: 2.5, warmup: 1, ...LOAD },
   peers: undefined,
   otherFrameworks: true,
@@ -78,6 +82,7 @@ const QUICK: Profile = {
   name: 'quick',
   hotPath: { operations: 100_000, batches: 5 },
   pair: { rounds: 5, duration: 1, warmup: 0.5, ...LOAD },
+  timed: { rounds: 1, duration: 1, warmup: 0.3, ...LOAD },
   peerRounds: undefined,
   peers: ['/peer/jwt-rs256-keyobject'],
   otherFrameworks: false,
@@ -180,6 +185,37 @@ function pairRow(label: string, results: RoundResults, target: number): Row {
   }
 }
 
+/**
+ * Loads the timed twins of `routes` (`/timed<path>`) and returns each middleware's own
+ * time inside the server, minus the timed no-op's (µs, p50).
+ */
+async function timeInside(server: Child<ServerReady>, routes: readonly LoadedRoute[]): Promise<{ own: Map<string, number>; raw: Record<string, TimingSummary> }> {
+  progress(`  timed inside the server: ${routes.map((route) => route.name).join(', ')}`)
+  await server.call('timings') // forgets earlier samples
+  const timed = routes.map((route) => ({ ...route, path: `/timed${route.path}` }))
+  checkFailures(await interleavedRounds(server, timed, profile.timed, progress))
+  const raw = await server.call<Record<string, TimingSummary>>('timings')
+  const baseline = raw['no-op middleware']?.p50 ?? Number.NaN
+  const own = new Map(Object.entries(raw).map(([name, summary]) => [name, summary.p50 - baseline]))
+  return { own, raw }
+}
+
+/** Figure 2's cross-check row: the guard's own time, and the throughput ratio it comes to. */
+function ownTimeRow(label: string, timed: { own: Map<string, number>; raw: Record<string, TimingSummary> }, bareCpu: number): Row {
+  const guard = timed.raw['voot-guard']
+  const noop = timed.raw['no-op middleware']
+  const own = timed.own.get('voot-guard') ?? Number.NaN
+  return {
+    figure: '2',
+    measure: `${label}: the guard's own time inside the server, warm (p50 of ${(guard?.count ?? 0).toLocaleString('en-US')} timed requests, minus a timed no-op)`,
+    result:
+      `${own.toFixed(1)} µs (guard ${guard?.p50.toFixed(1)} µs, no-op ${noop?.p50.toFixed(1)} µs) = ${((100 * own) / bareCpu).toFixed(1)} % of the bare route's ` +
+      `${bareCpu.toFixed(0)} µs CPU per request: a throughput ratio of ${formatRatio(bareCpu / (bareCpu + own))}`,
+    target: '',
+    met: undefined,
+  }
+}
+
 function checkFailures(results: RoundResults): void {
   for (const name of results.keys()) {
     const failed = failuresOf(results, name)
@@ -210,10 +246,13 @@ async function warmThroughput(emulator: Child<EmulatorReady>, token: string): Pr
     withPeers = await interleavedRounds(server, [...pairRoutes.slice(0, 2), ...peerRoutes], profile.peerRounds, progress)
     checkFailures(withPeers)
   }
+  // The peers are not timed this way: they hand on after an `await`, so their time to
+  // `next()` includes waiting behind other requests, not only their own work.
+  const timed = await timeInside(server, pairRoutes.slice(1).reverse())
   const stats = await server.call<{ upstreamCalls: number }>('stats')
   await stop(server)
-  details['express5'] = { pair: Object.fromEntries(pair), withPeers: Object.fromEntries(withPeers), upstreamCalls: stats.upstreamCalls }
-  rows.push(...pairRows('Express 5', pair, 0.95))
+  details['express5'] = { pair: Object.fromEntries(pair), withPeers: Object.fromEntries(withPeers), timed: timed.raw, upstreamCalls: stats.upstreamCalls }
+  rows.push(...pairRows('Express 5', pair, 0.95), ownTimeRow('Express 5', timed, medianCpu(pair, 'bare')))
 
   // 3. Peers, as throughput relative to the bare route, and voot-guard over the fastest RS256.
   let fastestRs256: { name: string; rps: number } | undefined
@@ -284,10 +323,11 @@ async function otherFrameworks(emulator: Child<EmulatorReady>, token: string): P
       { name: 'no-op middleware', path: '/noop', headers: auth },
     ]
     const results = await interleavedRounds(server, routes, profile.pair, progress)
-    await stop(server)
     checkFailures(results)
-    details[framework] = Object.fromEntries(results)
-    rows.push(...pairRows(label, results, target))
+    const timed = await timeInside(server, routes.slice(1))
+    await stop(server)
+    details[framework] = { pair: Object.fromEntries(results), timed: timed.raw }
+    rows.push(...pairRows(label, results, target), ownTimeRow(label, timed, medianCpu(results, 'bare')))
   }
 }
 

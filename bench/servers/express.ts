@@ -13,6 +13,7 @@ import { ORG_ID } from '../../testing/index.js'
 import { createPeers, type Peers } from './jwt-peers.js'
 import { serveParent } from './ipc.js'
 import { createNaiveGuards } from './naive-guards.js'
+import { createTimings } from './timings.js'
 import { COALESCE_GROUP_ID, type ServerConfig, type ServerReady } from './config.js'
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ServerConfig
@@ -34,6 +35,10 @@ app.get('/bare', ok)
 app.get('/guarded', guard.requireGroup(ORG_ID, 'admin'), ok)
 // What any middleware costs in this framework, guard or not: the guard's own share is the rest.
 app.get('/noop', noop, ok)
+// The same middlewares, each timed inside the server (see timings.ts).
+const timings = createTimings()
+app.get('/timed/noop', timings.express('no-op middleware', noop), ok)
+app.get('/timed/guarded', timings.express('voot-guard', guard.requireGroup(ORG_ID, 'admin')), ok)
 
 let peers: Peers | undefined
 if (config.peers === true) {
@@ -62,7 +67,7 @@ await new Promise<void>((resolve) => server.once('listening', resolve))
 server.keepAliveTimeout = 60_000
 
 serveParent(
-  { stats: () => guard.resolver.stats() },
+  { stats: () => guard.resolver.stats(), timings: () => timings.summary() },
   {
     port: (server.address() as AddressInfo).port,
     ...(peers === undefined ? {} : { peers: peers.routes.map(({ path, algorithm, label }) => ({ path, algorithm, label })), jwt: peers.tokens }),
