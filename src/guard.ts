@@ -270,7 +270,7 @@ export function createGuardCore(options: GuardOptions): GuardCore {
  *
  * @example
  * ```ts
- * const credentialsOf = createCredentialsReader(options.getToken, (req: Request) => req.headers.authorization)
+ * const credentialsOf = createCredentialsReader(options.getToken, (req: Request) => authorizationOf(req))
  * core.authorize(credentialsOf(req), requirement)
  * ```
  */

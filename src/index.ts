@@ -82,6 +82,7 @@ export {
   type VootErrorCode,
   type VootErrorOptions,
 } from './errors.js'
+export { authorizationOf, type RequestHeaders } from './authorization-header.js'
 export { extractBearerToken, isWellFormedToken, MAX_TOKEN_LENGTH } from './token.js'
 export { assertGroupId, encodeGroupId, MAX_GROUP_ID_LENGTH } from './group-id.js'
 export { localize } from './translatable.js'

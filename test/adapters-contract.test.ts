@@ -85,6 +85,21 @@ describe.each(FRAMEWORKS)('%s adapter', (framework) => {
     expect(emulator.count()).toBe(calls)
   })
 
+  it('400 invalid_request for two Authorization headers (Node would keep only the first)', async () => {
+    const before = app.handlerCalls
+    const calls = emulator.count()
+    const alice = `Bearer ${emulator.issueToken('alice')}`
+    // Warm: a cached answer for the first token must not let the pair through either.
+    expect((await get(`${app.url}/admin`, { authorization: alice })).status).toBe(200)
+    const response = await request(`${app.url}/admin`, { headers: ['authorization', alice, 'Authorization', 'Bearer someone-else'] })
+    const text = await response.body.text()
+    expect(response.statusCode).toBe(400)
+    expect(JSON.parse(text)).toMatchObject({ error: 'invalid_request' })
+    expect(response.headers['www-authenticate']).toBe(`${quotedRealm}, error="invalid_request"`)
+    expect(app.handlerCalls).toBe(before + 1)
+    expect(emulator.count()).toBe(calls + 1)
+  })
+
   it('401 invalid_token when the group service refuses the token', async () => {
     const res = await get(`${app.url}/admin`, { authorization: 'Bearer unknown-token-123' })
     expectJsonError(res, 401, 'invalid_token')

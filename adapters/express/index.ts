@@ -17,6 +17,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import {
+  authorizationOf,
   createCredentialsReader,
   createGuardCore,
   createGuards,
@@ -78,7 +79,7 @@ export type ExpressGuard = Guards<RequestHandler>
  */
 export function createGuard(options: ExpressGuardOptions): ExpressGuard {
   const { getToken, ...coreOptions } = options
-  const credentialsOf = createCredentialsReader(getToken, (req: Request) => req.headers.authorization)
+  const credentialsOf = createCredentialsReader(getToken, (req: Request) => authorizationOf(req))
   const core = createGuardCore(coreOptions)
 
   function middleware(requirement: Requirement): RequestHandler {

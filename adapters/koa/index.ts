@@ -16,6 +16,7 @@
  */
 import type { Context, Middleware, Next } from 'koa'
 import {
+  authorizationOf,
   createCredentialsReader,
   createGuardCore,
   createGuards,
@@ -72,7 +73,7 @@ export type KoaGuard = Guards<Middleware>
  */
 export function createGuard(options: KoaGuardOptions): KoaGuard {
   const { getToken, ...coreOptions } = options
-  const credentialsOf = createCredentialsReader(getToken, (ctx: Context) => ctx.headers.authorization)
+  const credentialsOf = createCredentialsReader(getToken, (ctx: Context) => authorizationOf(ctx.req))
   const core = createGuardCore(coreOptions)
 
   /** The general path: `credentials`, or the error reading them threw. */
