@@ -54,7 +54,8 @@ interface Profile {
   readonly cold: { settings: RoundSettings; batch: number } | undefined
   readonly coalescing: number
   readonly latency: { latencies: readonly number[]; missPercents: readonly number[]; duration: number } | undefined
-  readonly memory: { tokens: number; max: number }
+  /** Figure 7: `shared` (every token the same answer) and/or `distinct` (nothing shared). */
+  readonly memory: { tokens: number; max: number; varieties: readonly ('shared' | 'distinct')[] }
   /** Figure 8: the deadline, hanging requests (`concurrency` at a time) and sequential refused ones. */
   readonly failures: { timeout: number; hang: { requests: number; concurrency: number }; refused: number }
 }
@@ -66,7 +67,9 @@ const LOAD = { connections: 50, pipelining: 1 }
 const FULL: Profile = {
   name: 'full',
   hotPath: { operations: 200_000, batches: 9 },
-  pair: { rounds: 16, duration: 1, warmup: 2, ...LOAD },
+  // 32 rounds: one-second slices on this VM vary ±20 % (see BENCHMARKS.md, Noise), so the
+  // median of 16 was still ±6 points; 32 halve the variance for 2.5 more minutes.
+  pair: { rounds: 32, duration: 1, warmup: 2, ...LOAD },
   timed: { rounds: 2, duration: 2, warmup: 0.5, ...LOAD },
   peerRounds: { rounds: 5, duration: 2.5, warmup: 1, ...LOAD },
   peers: undefined,
@@ -74,14 +77,14 @@ const FULL: Profile = {
   cold: { settings: { rounds: 5, duration: 1, warmup: 1, ...LOAD }, batch: 9000 },
   coalescing: 1000,
   latency: { latencies: [20, 100], missPercents: [0, 1, 10], duration: 10 },
-  memory: { tokens: 1_000_000, max: 100_000 },
+  memory: { tokens: 1_000_000, max: 100_000, varieties: ['shared', 'distinct'] },
   failures: { timeout: 1000, hang: { requests: 50, concurrency: 10 }, refused: 500 },
 }
 
 const QUICK: Profile = {
   name: 'quick',
   hotPath: { operations: 100_000, batches: 5 },
-  pair: { rounds: 5, duration: 1, warmup: 0.5, ...LOAD },
+  pair: { rounds: 4, duration: 1, warmup: 0.5, ...LOAD },
   timed: { rounds: 1, duration: 1, warmup: 0.3, ...LOAD },
   peerRounds: undefined,
   peers: ['/peer/jwt-rs256-keyobject'],
@@ -89,11 +92,15 @@ const QUICK: Profile = {
   cold: undefined,
   coalescing: 1000,
   latency: undefined,
-  memory: { tokens: 150_000, max: 100_000 },
+  memory: { tokens: 120_000, max: 100_000, varieties: ['distinct'] },
   failures: { timeout: 1000, hang: { requests: 20, concurrency: 10 }, refused: 100 },
 }
 
-const profile = process.argv.includes('--quick') ? QUICK : FULL
+const chosen = process.argv.includes('--quick') ? QUICK : FULL
+// `--rounds N` sets figure 2's rounds (more for a tighter median: the error falls with √N).
+const roundsArgument = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : undefined
+if (roundsArgument !== undefined && !(Number.isInteger(roundsArgument) && roundsArgument >= 1)) throw new Error('--rounds needs a positive integer')
+const profile: Profile = roundsArgument === undefined ? chosen : { ...chosen, pair: { ...chosen.pair, rounds: roundsArgument } }
 // `--only 1,5,8` runs some figures (for working on one of them); the default is all of them.
 const onlyArgument = process.argv[process.argv.indexOf('--only') + 1]
 const only = process.argv.includes('--only') && onlyArgument !== undefined ? new Set(onlyArgument.split(',')) : undefined
@@ -442,8 +449,8 @@ async function latency(rate: number): Promise<void> {
 }
 
 async function memory(): Promise<void> {
-  const { tokens, max } = profile.memory
-  for (const variety of ['shared', 'distinct'] as const) {
+  const { tokens, max, varieties } = profile.memory
+  for (const variety of varieties) {
     progress(`7. memory (${variety} answers): ${tokens.toLocaleString('en-US')} distinct tokens, cache.max ${max.toLocaleString('en-US')}`)
     const child = await start<MemoryResult>('./servers/memory.js', [String(tokens), String(max), 'carol', variety], SERVER_CPU, ['--expose-gc'])
     const result = child.ready
@@ -455,7 +462,7 @@ async function memory(): Promise<void> {
       variety === 'shared'
         ? `every token the same ${result.bodyBytes}-byte me/groups answer, as a class shares its groups`
         : `every token's membership with a title of its own, nothing shared`
-    if (variety === 'shared') {
+    if (variety === varieties[0]) {
       rows.push({
         figure: '7',
         measure: `cache entries after ${tokens.toLocaleString('en-US')} tokens (largest seen)`,
