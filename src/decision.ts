@@ -162,13 +162,17 @@ function denied(requirement: Requirement, reason: DecisionReason, groupId?: stri
 }
 
 /**
- * Decides from `me/groups` alone, without any further call. Returns an allowed decision
- * when the list proves the requirement, and `undefined` when it cannot tell (which is
- * never a denial for group requirements). `where` predicates are never decided here.
+ * Decides from cached answers alone, without any further call: `me/groups`, and, when
+ * `cachedMembership` is given, the `me/groups/{id}` answers it has (for groups the list
+ * does not prove, as when a backend of the service failed and the list is partial).
+ * Returns an allowed decision when those answers prove the requirement, and `undefined`
+ * when they cannot tell (which is never a denial for group requirements). `where`
+ * predicates are never decided here.
  *
  * @example
  * ```ts
  * const quick = decideFromList(requirement, index, Date.now(), DEFAULT_ROLES)
+ * const withCache = decideFromList(requirement, index, Date.now(), DEFAULT_ROLES, (id) => memberships.get(id))
  * ```
  */
 export function decideFromList(
@@ -176,11 +180,18 @@ export function decideFromList(
   index: GroupsIndex,
   now: number,
   roles: readonly string[],
+  cachedMembership?: (groupId: string) => Membership | null | undefined,
 ): Decision | undefined {
   switch (requirement.kind) {
     case 'group': {
       const listed = findListed(index, requirement.groupId)
       if (listed !== undefined && judgeMembership(listed.membership, requirement.role, roles, now, listed) === 'ok') {
+        return allowed(requirement, 'member', requirement.groupId)
+      }
+      // What `decide` would ask next, if it is already known: a cached 404 (`null`) or a
+      // lower role proves nothing here, and `decide` gives the denial.
+      const membership = cachedMembership?.(requirement.groupId)
+      if (membership !== undefined && membership !== null && judgeMembership(membership, requirement.role, roles, now, listed) === 'ok') {
         return allowed(requirement, 'member', requirement.groupId)
       }
       return undefined
@@ -195,12 +206,12 @@ export function decideFromList(
       return allowed(requirement, 'authenticated')
     case 'anyOf':
       for (const inner of requirement.requirements) {
-        if (decideFromList(inner, index, now, roles)?.allowed === true) return allowed(requirement, 'member')
+        if (decideFromList(inner, index, now, roles, cachedMembership)?.allowed === true) return allowed(requirement, 'member')
       }
       return undefined
     case 'allOf':
       for (const inner of requirement.requirements) {
-        if (decideFromList(inner, index, now, roles) === undefined) return undefined
+        if (decideFromList(inner, index, now, roles, cachedMembership) === undefined) return undefined
       }
       return allowed(requirement, 'member')
     case 'where':

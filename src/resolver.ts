@@ -236,8 +236,8 @@ export interface MembershipResolver {
   check(token: string, requirement: Requirement, options?: ResolveOptions): Promise<Decision>
   /**
    * The warm path of {@link MembershipResolver.check}, synchronous: the allowed decision
-   * when a fresh cached `me/groups` proves the requirement, `undefined` otherwise (then
-   * call `check`). Never calls the group service, never denies, never throws. Optional:
+   * when fresh cached answers prove the requirement (`me/groups`, and `me/groups/{id}`
+   * for groups the list does not prove), `undefined` otherwise (then call `check`). Never calls the group service, never denies, never throws. Optional:
    * resolvers not made by `createMembershipResolver` may lack it.
    */
   checkCached?(token: string, requirement: Requirement, options?: ResolveOptions): Decision | undefined
@@ -647,16 +647,36 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   // resolver stays valid: `check` validates each one once, not on every request.
   const accepted = new WeakSet<Requirement>()
 
-  /** The allowed decision a fresh cached `me/groups` proves, counted as a hit; else `undefined`. */
+  /**
+   * The allowed decision fresh cached answers prove, each answer used counted as a hit;
+   * else `undefined`. `me/groups` first; then, for groups it does not prove, the cached
+   * `me/groups/{id}` answers `decide` would read next (a partial list stays cached for
+   * `ttl`, and its missing groups should not cost a promise chain on every request).
+   */
   function fromFreshList(digest: string, requirement: Requirement, callOptions: ResolveOptions | undefined, at: number): Decision | undefined {
     const entry = cache.get(keys.key(digest, 'groups'))
     const expiresAt = callOptions?.tokenExpiresAt
     // Written as `!(a < b)` so that a NaN clock or expiry counts as not fresh.
     if (entry === undefined || !(at < entry.freshUntil) || (expiresAt !== undefined && !(at < expiresAt))) return undefined
-    const quick = decideFromList(requirement, entry.value as GroupsIndex, at, roles)
+    const index = entry.value as GroupsIndex
+    let used: string[] | undefined
+    const quick =
+      decideFromList(requirement, index, at, roles) ??
+      decideFromList(requirement, index, at, roles, (groupId) => {
+        const membership = cache.peek(keys.key(digest, 'membership', groupId))
+        if (membership === undefined || !(at < membership.freshUntil) || isRevoked(membership, digest, at)) return undefined
+        ;(used ??= []).push(groupId)
+        return membership.value as Membership | null
+      })
     if (quick === undefined) return undefined
     hits++
     if (listening) emit({ type: 'cache_hit', endpoint: 'me/groups' })
+    for (const groupId of used ?? []) {
+      // A `get` now, for the recency the async path would have given it.
+      cache.get(keys.key(digest, 'membership', groupId))
+      hits++
+      if (listening) emit({ type: 'cache_hit', endpoint: 'me/groups/{groupid}', groupId })
+    }
     return quick
   }
 

@@ -2,7 +2,7 @@
  * Property: on random membership sets, random partial `me/groups` lists, random upstream
  * failures and random requirement trees, `resolver.check` agrees with a small reference
  * model of the decision rules of DESIGN.md (three outcomes: allowed, denied, unknown), on
- * a cold cache and again on a warm one.
+ * a cold cache and again on a warm one; and the synchronous warm path never disagrees.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -204,6 +204,7 @@ async function outcomeOf(promise: Promise<{ allowed: boolean }>): Promise<Outcom
 describe('decisions against a reference model', () => {
   it('agree on random worlds and requirements, cold and warm', async () => {
     const seen = new Set<Outcome>()
+    let warmAllowed = 0
     await fc.assert(
       fc.asyncProperty(world, spec, async (w, s) => {
         const resolver = createMembershipResolver({ client: clientFor(w), now: () => NOW, cache: { max: 64 } })
@@ -212,11 +213,17 @@ describe('decisions against a reference model', () => {
         const requirement = build(s)
         expect(await outcomeOf(resolver.check('opaque-token', requirement))).toBe(expected)
         expect(await outcomeOf(resolver.check('opaque-token', requirement))).toBe(expected)
+        // The synchronous warm path (what the adapters try first) never disagrees: it
+        // allows only what the model allows, and says nothing otherwise.
+        const warm = resolver.checkCached?.('opaque-token', requirement)
+        if (warm !== undefined) expect(warm.allowed && expected === 'allowed').toBe(true)
+        if (warm !== undefined) warmAllowed++
       }),
       { numRuns: 400 },
     )
-    // The generators reach all three outcomes.
+    // The generators reach all three outcomes, and the warm path decides some worlds.
     expect(seen).toEqual(new Set(['allowed', 'denied', 'unknown']))
+    expect(warmAllowed).toBeGreaterThan(0)
   })
 
   it('a partial me/groups never turns an allowed decision into a denial', async () => {

@@ -371,6 +371,53 @@ describe('checkCached (the synchronous warm path)', () => {
     expect(resolver.checkCached?.('alice-token', requirement)).toBeUndefined()
     expect(upstream.total()).toBe(calls + 1)
   })
+  it('also decides from cached me/groups/{id} answers for groups a partial list lacks, never denying', async () => {
+    const events: ResolverEvent[] = []
+    const observed = make({ onEvent: (e) => events.push(e) })
+    const partial = group('fc:adhoc:partial', 'admin')
+    const inactive = group(COURSE)
+    const either = anyOf(group('fc:adhoc:nope'), partial)
+    const both = allOf(group(ORG), partial)
+    for (const requirement of [partial, inactive, either, both]) await observed.check('bob-token', requirement)
+    const calls = upstream.total()
+    const hits = observed.stats().hits
+    events.length = 0
+    expect(observed.checkCached?.('bob-token', partial)).toMatchObject({ allowed: true, reason: 'member', groupId: 'fc:adhoc:partial' })
+    expect(observed.checkCached?.('bob-token', either)).toMatchObject({ allowed: true })
+    expect(observed.checkCached?.('bob-token', both)).toMatchObject({ allowed: true })
+    // The list and the membership each count as a hit, as on the asynchronous path.
+    expect(observed.stats().hits).toBe(hits + 6)
+    expect(events.filter((e) => e.type === 'cache_hit' && e.endpoint === 'me/groups/{groupid}')).toHaveLength(3)
+    // A cached inactive membership, or a cached 404, proves nothing: `check` decides the denial.
+    expect(observed.checkCached?.('bob-token', inactive)).toBeUndefined()
+    expect(observed.checkCached?.('bob-token', group('fc:adhoc:nope'))).toBeUndefined()
+    expect(await observed.check('bob-token', inactive)).toMatchObject({ allowed: false })
+    expect(upstream.total()).toBe(calls)
+    // Past the membership's ttl, or after the token's expiry, nothing is decided here.
+    expect(observed.checkCached?.('bob-token', partial, { tokenExpiresAt: clock })).toBeUndefined()
+    clock += 60_001
+    expect(observed.checkCached?.('bob-token', partial)).toBeUndefined()
+    await observed.close()
+  })
+
+  it('never serves a membership cached before a 401 on the warm path', async () => {
+    const partial = group('fc:adhoc:partial', 'admin')
+    const short = make({ cache: { ttl: 60_000, negativeTtl: 1000 } })
+    await short.check('bob-token', partial)
+    expect(short.checkCached?.('bob-token', partial)).toMatchObject({ allowed: true })
+    const bob = upstream.users.get('bob-token')
+    upstream.users.delete('bob-token')
+    await expect(short.membership('bob-token', 'fc:adhoc:other')).rejects.toBeInstanceOf(InvalidTokenError)
+    // The 401 is forgotten after negativeTtl and the service takes the token again: a new
+    // list is cached, but the membership cached before the 401 must not prove anything.
+    clock += 1001
+    if (bob !== undefined) upstream.users.set('bob-token', bob)
+    const org = group(ORG)
+    await short.check('bob-token', org)
+    expect(short.checkCached?.('bob-token', org)).toMatchObject({ allowed: true })
+    expect(short.checkCached?.('bob-token', partial)).toBeUndefined()
+    await short.close()
+  })
 })
 
 describe('events and secrecy', () => {
