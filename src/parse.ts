@@ -39,7 +39,8 @@ const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'p
 
 /**
  * Parses JSON text, dropping every `__proto__`, `constructor` and `prototype` key at any
- * depth. Throws {@link BodyShapeError} when the text is not JSON.
+ * depth. Throws {@link BodyShapeError} when the text is not JSON or is nested more than
+ * 64 levels deep.
  *
  * @example
  * ```ts
@@ -47,15 +48,47 @@ const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'p
  * ```
  */
 export function parseJson(text: string): unknown {
+  let value: unknown
   try {
-    return JSON.parse(text, (key, value: unknown) => {
-      if (UNSAFE_KEYS.has(key)) return undefined
-      // Every cached answer repeats the same group ids, types and role names: share them.
-      return typeof value === 'string' && POOLED_KEYS.has(key) ? pooled(value) : value
-    })
+    // A walk after the parse, not a reviver: a reviver calls back into JavaScript for
+    // every value and measured three times slower on a four-group `me/groups` answer.
+    value = JSON.parse(text)
   } catch {
     // The SyntaxError quotes the text, so it is not kept.
     throw new BodyShapeError('the body is not valid JSON')
+  }
+  clean(value, 0)
+  return value
+}
+
+/**
+ * Deepest nesting accepted. Real answers are four levels deep; the bound keeps every later
+ * walk over a cached answer (freezing, pooling) far from the stack's limit.
+ */
+const MAX_DEPTH = 64
+
+/** Drops unsafe keys at any depth and pools the strings of {@link POOLED_KEYS}, in place. */
+function clean(value: unknown, depth: number): void {
+  if (typeof value !== 'object' || value === null) return
+  if (depth >= MAX_DEPTH) throw new BodyShapeError(`the body is nested more than ${MAX_DEPTH} levels deep`)
+  if (Array.isArray(value)) {
+    for (const element of value) clean(element, depth + 1)
+    return
+  }
+  const fields = value as JsonObject
+  // Own keys only: `for...in` would also visit whatever polluted Object.prototype.
+  for (const key of Object.keys(fields)) {
+    if (UNSAFE_KEYS.has(key)) {
+      delete fields[key]
+      continue
+    }
+    const inner = fields[key]
+    // Every cached answer repeats the same group ids, types and role names: share them.
+    if (typeof inner === 'string') {
+      if (POOLED_KEYS.has(key)) fields[key] = pooled(inner)
+    } else {
+      clean(inner, depth + 1)
+    }
   }
 }
 

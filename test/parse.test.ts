@@ -32,6 +32,14 @@ describe('parseJson', () => {
       expect((err as Error).message).not.toContain('secret-value')
     }
   })
+
+  it('answers BodyShapeError for nesting past 64 levels, however deep (never a stack overflow)', () => {
+    for (const depth of [65, 200_000]) {
+      expect(() => parseJson(`${'['.repeat(depth)}${']'.repeat(depth)}`)).toThrow(BodyShapeError)
+      expect(() => parseJson(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)).toThrow(BodyShapeError)
+    }
+    expect(parseJson(`${'['.repeat(64)}${']'.repeat(64)}`)).toBeInstanceOf(Array)
+  })
 })
 
 describe('groups', () => {
