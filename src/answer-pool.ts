@@ -107,8 +107,20 @@ export function createAnswerPool(): AnswerPool {
     sizeCalculation: (_part, key) => key.length,
   })
 
-  /** Shares the parts inside `part` (replacing them in place while it is not frozen), then `part`. */
+  /**
+   * The pooled object equal to `part`; when there is none, shares the parts inside it
+   * (replacing them in place while it is not frozen) and pools `part`. Looked up whole
+   * first: a group every user of a class holds costs one lookup, not one per part.
+   */
   function shareTree(part: object): object {
+    // Key order is part of the key: the same service writes its objects the same way, and
+    // a difference in order only costs a second copy, never a wrong one.
+    const key = JSON.stringify(part)
+    const poolable = key.length <= MAX_KEY_LENGTH
+    if (poolable) {
+      const known = parts.get(key)
+      if (known !== undefined) return known
+    }
     const fields = part as Record<string, unknown>
     const frozen = Object.isFrozen(part)
     if (!frozen) {
@@ -117,12 +129,8 @@ export function createAnswerPool(): AnswerPool {
         if (typeof inner === 'object' && inner !== null) fields[name] = shareTree(inner)
       }
     }
-    // Key order is part of the key: the same service writes its objects the same way, and
-    // a difference in order only costs a second copy, never a wrong one.
-    const key = JSON.stringify(part)
-    if (key.length > MAX_KEY_LENGTH) return deepFreeze(part)
-    const known = parts.get(key)
-    if (known !== undefined) return known
+    // Equal inner parts were swapped in, so `key` is still the JSON of `part`.
+    if (!poolable) return deepFreeze(part)
     const kept = frozen || Array.isArray(part) ? part : compact(key, fields)
     parts.set(key, deepFreeze(kept))
     return kept
