@@ -4,7 +4,16 @@
  * @module
  */
 
-/** What the reader needs of a request: Node's `IncomingMessage` (and `Http2ServerRequest`) have both. */
+/**
+ * What the reader needs of a request: Node's `IncomingMessage` (and `Http2ServerRequest`)
+ * have both.
+ *
+ * @example
+ * ```ts
+ * const request: RequestHeaders = { rawHeaders: ['Authorization', 'Bearer abc'] }
+ * authorizationOf(request) // 'Bearer abc'
+ * ```
+ */
 export interface RequestHeaders {
   readonly rawHeaders?: readonly string[]
   readonly headers?: { readonly authorization?: string | readonly string[] | undefined }
