@@ -8,9 +8,9 @@
  * which is most of what a cache entry weighs. With it, identical parts are one frozen
  * object, whichever token they were fetched with. Parts are shared from the inside out:
  * a membership with a title of its own is a new object, but its role's display name
- * (`{ nb: 'Lærer', en: 'Teacher' }`) is still the shared one. Sharing is safe because the parts are
- * deep-frozen and identical in every byte; nothing of one user can reach another that
- * the other's own answer did not already hold. The pool does keep recently seen parts
+ * (`{ nb: 'Lærer', en: 'Teacher' }`) is still the shared one. Sharing is safe because
+ * the parts are deep-frozen and identical in every byte; nothing of one user can reach
+ * another that the other's own answer did not already hold. The pool does keep recently seen parts
  * (membership attributes such as titles among them) after their cache entries are gone,
  * within its bounds, until {@link AnswerPool.clear}.
  *
@@ -47,8 +47,8 @@ function isPlainJson(value: unknown, depth: number): boolean {
         for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false
         return true
       }
-      const prototype: unknown = Object.getPrototypeOf(value)
-      if (prototype !== Object.prototype && prototype !== null) return false
+      // Plain objects only: a null-prototype one would come back from its JSON as a plain one.
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false
       // An own `__proto__` survives JSON but not assignment: such objects stay unpooled.
       if (Object.hasOwn(value, '__proto__')) return false
       for (const inner of Object.values(value)) if (!isPlainJson(inner, depth + 1)) return false

@@ -42,6 +42,8 @@ describe('createAnswerPool', () => {
     expect(asDate.since).toBeInstanceOf(Date)
     expect(pool.share({ a: 1, b: undefined })).not.toBe(pool.share({ a: 1 }))
     expect(pool.share({ n: -0 })).not.toBe(pool.share({ n: 0 }))
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { basic: 'member' })
+    expect(Object.getPrototypeOf(pool.share(bare))).toBeNull()
     // eslint-disable-next-line no-sparse-arrays
     expect(pool.share({ list: [1, , 2] })).not.toBe(pool.share({ list: [1, null, 2] }))
     // Refused parts are still frozen: the cache hands them to every caller.
