@@ -72,10 +72,21 @@ export function hasTokenFlag(args: readonly string[]): boolean {
   return false
 }
 
+/** What a mistyped long option looks like (and a pasted token, in practice, does not). */
+const OPTION_NAME = /^--[a-z][a-z0-9-]{0,23}$/
+
 function parseFailure(error: unknown): string {
   const { code, message } = error as { code?: unknown; message?: unknown }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     return 'unexpected argument: this command takes options only (a token goes in VOOT_TOKEN, not on the command line)'
+  }
+  // A base64url token may start with `-` or `--`: Node would then quote its start as an
+  // unknown option. Only what looks like a mistyped option name is quoted back.
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && typeof message === 'string') {
+    const option = /'([^']*)'/.exec(message)?.[1]
+    if (option === undefined || !OPTION_NAME.test(option)) {
+      return 'unknown option (not repeated: it could be a pasted token; a token goes in VOOT_TOKEN, not on the command line)'
+    }
   }
   // Node's messages for unknown options and missing values name only the option.
   if (typeof message === 'string' && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {

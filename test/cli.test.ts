@@ -213,12 +213,30 @@ describe('the token', () => {
     const secret = emulator.issueToken('alice')
     const positional = await run(['check', '--base-url', emulator.baseUrl, '--group', ORG_ID, secret])
     expect(positional.code).toBe(2)
-    expect(positional.stderr).toMatch(/unexpected argument/)
-    expect(positional.stderr).not.toContain(secret)
+    // A token that happens to start with `-` reads as an unknown option instead.
+    expect(positional.stderr).toMatch(secret.startsWith('-') ? /unknown option \(not repeated/ : /unexpected argument/)
+    expect(positional.stderr).not.toContain(secret.slice(0, 6))
     const command = await run([secret])
     expect(command.code).toBe(2)
     expect(command.stderr).toMatch(/unknown command/)
     expect(command.stderr).not.toContain(secret)
+  })
+
+  it.each([
+    ['a dash', '-Cx9_aZ3kQ0pLm2RtY7uVw1sNe4bHd6fJg8iKo5c'],
+    ['two dashes', '--x9_aZ3kQ0pLm2RtY7uVw1sNe4bHd6fJg8iKo5c'],
+    ['two dashes and a lowercase word', '--abcdefghijklmnopqrstuvwxyz'],
+  ])('is not echoed when a pasted token starts with %s', async (_label, secret) => {
+    const pasted = await run(['check', '--base-url', emulator.baseUrl, '--group', ORG_ID, secret])
+    expect(pasted.code).toBe(2)
+    expect(pasted.stderr).toMatch(/unknown option \(not repeated/)
+    expect(pasted.stderr).not.toContain(secret.slice(0, 6))
+  })
+
+  it('still names a mistyped option', async () => {
+    const typo = await run(['check', '--base-url', emulator.baseUrl, '--grup', ORG_ID])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain("'--grup'")
   })
 
   it('must be set, and well-formed; its value is never shown', async () => {
