@@ -192,26 +192,20 @@ function pairRow(label: string, results: RoundResults, target: number): Row {
   }
 }
 
-/**
- * Loads the timed twins of `routes` (`/timed<path>`) and returns each middleware's own
- * time inside the server, minus the timed no-op's (µs, p50).
- */
-async function timeInside(server: Child<ServerReady>, routes: readonly LoadedRoute[]): Promise<{ own: Map<string, number>; raw: Record<string, TimingSummary> }> {
+/** Loads the timed twins of `routes` (`/timed<path>`) and returns each middleware's own time inside the server. */
+async function timeInside(server: Child<ServerReady>, routes: readonly LoadedRoute[]): Promise<Record<string, TimingSummary>> {
   progress(`  timed inside the server: ${routes.map((route) => route.name).join(', ')}`)
   await server.call('timings') // forgets earlier samples
   const timed = routes.map((route) => ({ ...route, path: `/timed${route.path}` }))
   checkFailures(await interleavedRounds(server, timed, profile.timed, progress))
-  const raw = await server.call<Record<string, TimingSummary>>('timings')
-  const baseline = raw['no-op middleware']?.p50 ?? Number.NaN
-  const own = new Map(Object.entries(raw).map(([name, summary]) => [name, summary.p50 - baseline]))
-  return { own, raw }
+  return server.call<Record<string, TimingSummary>>('timings')
 }
 
-/** Figure 2's cross-check row: the guard's own time, and the throughput ratio it comes to. */
-function ownTimeRow(label: string, timed: { own: Map<string, number>; raw: Record<string, TimingSummary> }, bareCpu: number): Row {
-  const guard = timed.raw['voot-guard']
-  const noop = timed.raw['no-op middleware']
-  const own = timed.own.get('voot-guard') ?? Number.NaN
+/** Figure 2's cross-check row: the guard's own time (p50 minus the timed no-op's), and the throughput ratio it comes to. */
+function ownTimeRow(label: string, timed: Record<string, TimingSummary>, bareCpu: number): Row {
+  const guard = timed['voot-guard']
+  const noop = timed['no-op middleware']
+  const own = (guard?.p50 ?? Number.NaN) - (noop?.p50 ?? Number.NaN)
   return {
     figure: '2',
     measure: `${label}: the guard's own time inside the server, warm (p50 of ${(guard?.count ?? 0).toLocaleString('en-US')} timed requests, minus a timed no-op)`,
@@ -258,7 +252,7 @@ async function warmThroughput(emulator: Child<EmulatorReady>, token: string): Pr
   const timed = await timeInside(server, pairRoutes.slice(1).reverse())
   const stats = await server.call<{ upstreamCalls: number }>('stats')
   await stop(server)
-  details['express5'] = { pair: Object.fromEntries(pair), withPeers: Object.fromEntries(withPeers), timed: timed.raw, upstreamCalls: stats.upstreamCalls }
+  details['express5'] = { pair: Object.fromEntries(pair), withPeers: Object.fromEntries(withPeers), timed, upstreamCalls: stats.upstreamCalls }
   rows.push(...pairRows('Express 5', pair, 0.95), ownTimeRow('Express 5', timed, medianCpu(pair, 'bare')))
 
   // 3. Peers, as throughput relative to the bare route, and voot-guard over the fastest RS256.
@@ -333,7 +327,7 @@ async function otherFrameworks(emulator: Child<EmulatorReady>, token: string): P
     checkFailures(results)
     const timed = await timeInside(server, routes.slice(1))
     await stop(server)
-    details[framework] = { pair: Object.fromEntries(results), timed: timed.raw }
+    details[framework] = { pair: Object.fromEntries(results), timed }
     rows.push(...pairRows(label, results, target), ownTimeRow(label, timed, medianCpu(results, 'bare')))
   }
 }
