@@ -8,6 +8,7 @@ export default defineConfig({
     // Examples import the package by name, as users do; tests run them from source.
     alias: [
       { find: /^voot-guard$/, replacement: source('./src/index.ts') },
+      { find: /^voot-guard\/adapter-kit$/, replacement: source('./src/adapter-kit.ts') },
       { find: /^voot-guard\/express$/, replacement: source('./adapters/express/index.ts') },
       { find: /^voot-guard\/koa$/, replacement: source('./adapters/koa/index.ts') },
       { find: /^voot-guard\/testing$/, replacement: source('./testing/index.ts') },

@@ -7,6 +7,7 @@ const require = createRequire(import.meta.url)
 const pkg = require('../package.json')
 const expected = {
   'voot-guard': ['createMembershipResolver', 'createGroupsClient', 'group', 'anyOf', 'allOf', 'groupOfType', 'where', 'VootError'],
+  'voot-guard/adapter-kit': ['createGuardCore', 'createGuards', 'createCredentialsReader', 'authorizationOf', 'createHttpErrorRenderer'],
   'voot-guard/express': ['createGuard'],
   'voot-guard/koa': ['createGuard'],
   'voot-guard/testing': ['startEmulator'],

@@ -24,9 +24,9 @@ import {
   type FoundToken,
   type GuardOptions,
   type Guards,
-  type Requirement,
   type VootContext,
-} from '../../src/index.js'
+} from '../../src/adapter-kit.js'
+import type { Requirement } from '../../src/index.js'
 
 declare module 'koa' {
   interface DefaultState {

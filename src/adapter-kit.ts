@@ -1,0 +1,46 @@
+/**
+ * The adapter kit: what it takes to put voot-guard's guards into a web framework.
+ *
+ * Applications do not need this module: they import an adapter (`voot-guard/express`,
+ * `voot-guard/koa`, `voot-guard/fastify`, ...) or the resolver from `voot-guard`. It is for
+ * people who write an adapter for another framework. Every adapter has the same shape:
+ * read the credentials ({@link createCredentialsReader}, {@link authorizationOf}), try the
+ * synchronous warm path ({@link GuardCore.authorizeCached}), else the async path
+ * ({@link GuardCore.authorize}), then render the HTTP contract ({@link GuardCore.answer}).
+ *
+ * @example
+ * ```ts
+ * import { authorizationOf, createCredentialsReader, createGuardCore, createGuards } from 'voot-guard/adapter-kit'
+ *
+ * const core = createGuardCore({ baseUrl: 'https://groups-api.example.org/groups' })
+ * const credentialsOf = createCredentialsReader(undefined, (req: { rawHeaders: string[] }) => authorizationOf(req))
+ * const guard = createGuards(core, (requirement) => async (req: { rawHeaders: string[] }) => {
+ *   const cached = core.authorizeCached(credentialsOf(req), requirement)
+ *   return cached ?? (await core.authorize(credentialsOf(req), requirement))
+ * })
+ * ```
+ *
+ * @module
+ */
+export {
+  AUTHENTICATED,
+  createCredentialsReader,
+  createGuardCore,
+  createGuards,
+  type Credentials,
+  type FoundToken,
+  type Guards,
+  type GuardCore,
+  type GuardOptions,
+  type VootContext,
+} from './guard.js'
+export {
+  createHttpErrorRenderer,
+  quoteHeaderValue,
+  type HttpErrorAnswer,
+  type HttpErrorBody,
+  type HttpErrorCode,
+  type HttpErrorRenderer,
+  type HttpErrorRendererOptions,
+} from './http-error.js'
+export { authorizationOf, type RequestHeaders } from './authorization-header.js'
