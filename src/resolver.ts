@@ -134,7 +134,7 @@ export interface MembershipResolverOptions extends Partial<GroupsClientOptions> 
   client?: GroupsClient
   /** Cache settings. */
   cache?: CacheOptions
-  /** Roles in ascending order; a higher role satisfies a lower one. Default `['member', 'admin', 'owner']`. */
+  /** Roles in ascending order; a higher role satisfies a lower one. Default `['member', 'manager', 'admin', 'owner']`; a membership whose role is not listed satisfies nothing. */
   roles?: readonly string[]
   /** Most distinct upstream calls in flight at once; past it, lookups fail fast with 503. Default `256`. */
   maxInflight?: number
@@ -307,7 +307,7 @@ function validateRoles(value: unknown): readonly string[] {
  *
  * Defaults: `timeout` 5000 ms, `maxResponseBytes` 1 MiB, `cache.max` 10 000,
  * `cache.ttl` 60 000 ms, `cache.negativeTtl` 10 000 ms, `cache.staleIfError` 0,
- * `roles` `['member', 'admin', 'owner']`, `maxInflight` 256, `retries` 1, `retryDelay` 10 ms,
+ * `roles` `['member', 'manager', 'admin', 'owner']`, `maxInflight` 256, `retries` 1, `retryDelay` 10 ms,
  * `circuitBreaker` off.
  *
  * @example
