@@ -16,7 +16,6 @@
  *
  * @module
  */
-import { pooled, POOLED_KEYS } from './string-pool.js'
 import type { Group, GroupType, GroupWithMembership, MemberEntry, Membership, Translatable } from './types.js'
 
 /**
@@ -68,7 +67,7 @@ export function parseJson(text: string): unknown {
  */
 const MAX_DEPTH = 64
 
-/** Drops unsafe keys at any depth and pools the strings of {@link POOLED_KEYS}, in place. */
+/** Drops unsafe keys at any depth, in place. */
 function clean(value: unknown, depth: number): void {
   if (typeof value !== 'object' || value === null) return
   if (depth >= MAX_DEPTH) throw new BodyShapeError(`the body is nested more than ${MAX_DEPTH} levels deep`)
@@ -83,13 +82,7 @@ function clean(value: unknown, depth: number): void {
       delete fields[key]
       continue
     }
-    const inner = fields[key]
-    // Every cached answer repeats the same group ids, types and role names: share them.
-    if (typeof inner === 'string') {
-      if (POOLED_KEYS.has(key)) fields[key] = pooled(inner)
-    } else {
-      clean(inner, depth + 1)
-    }
+    clean(fields[key], depth + 1)
   }
 }
 
