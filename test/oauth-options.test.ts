@@ -86,7 +86,7 @@ describe('other options', () => {
     ['an empty clientSecret', { clientSecret: '' }, 'clientSecret'],
     ['scopes with a space', { scopes: ['openid groups'] }, 'scopes'],
     ['scopes as a string', { scopes: 'openid' }, 'scopes'],
-    ['an unknown auth method', { tokenEndpointAuthMethod: 'private_key_jwt' }, 'tokenEndpointAuthMethod'],
+    ['an unknown auth method', { tokenEndpointAuthMethod: 'tls_client_auth' }, 'tokenEndpointAuthMethod'],
     ['client_secret_basic without secret', { clientSecret: undefined, tokenEndpointAuthMethod: 'client_secret_basic' }, 'tokenEndpointAuthMethod'],
     ['discovery that is not a boolean', { discovery: 'yes' }, 'discovery'],
     ['an unknown endpoint', { endpoints: { introspection: 'https://a.example.org' } }, 'endpoints.introspection'],
