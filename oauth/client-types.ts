@@ -278,9 +278,9 @@ export interface OAuthClient {
   /**
    * {@link parseImplicitFragment} with this client's scopes, clock and issuer: the
    * fragment's `iss` is checked when present, and required when the provider's metadata
-   * has `authorization_response_iss_parameter_supported: true` (RFC 9207). Needs the
-   * metadata loaded (by `implicitAuthorizationUrl()` or `metadata()`) unless the
-   * fragment carries `iss`.
+   * has `authorization_response_iss_parameter_supported: true` (RFC 9207). Before the
+   * metadata is loaded (by `implicitAuthorizationUrl()` or `metadata()`), a fragment
+   * without `iss` is refused, since whether one is required cannot be known.
    */
   parseImplicitFragment(urlOrFragment: CallbackParams, checks: Pick<ImplicitFragmentChecks, 'state'>): TokenSet
 }

@@ -257,7 +257,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
  * The RFC 9207 checks of an implicit redirect. They need the metadata, which a synchronous
  * method cannot fetch: once loaded, its issuer and `authorization_response_iss_parameter_supported`
  * are used; before, only an `iss` equal to the configured issuer passes, and a redirect
- * without one is refused rather than let through unchecked.
+ * without one is refused (`check === 'issuer'`) rather than let through unchecked.
  */
 function implicitIssuerChecks(
   meta: ProviderMetadata | undefined,
@@ -269,8 +269,10 @@ function implicitIssuerChecks(
   }
   const iss = readParams(urlOrFragment, 'fragment').get('iss')
   if (iss === undefined) {
-    throw new InvalidArgumentError(
-      'parseImplicitFragment(): the provider metadata is not loaded yet, so the RFC 9207 check cannot be made; ' +
+    // Fail closed, as the issuer check it is: whether iss is required cannot be known yet.
+    throw new OAuthValidationError(
+      'issuer',
+      'The redirect back has no iss, and the provider metadata that says whether one is required is not loaded yet: ' +
         'call implicitAuthorizationUrl() or await client.metadata() first',
     )
   }
