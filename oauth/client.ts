@@ -74,7 +74,8 @@ const JWKS_COOLDOWN = 5_000
 export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   const config = readClientOptions(options)
   const { clientId, redirectUri, defaultScopes, algorithms, clockTolerance, now } = config
-  const send: HttpSend = createHttpSend(config)
+  const { timeout, maxResponseBytes, dispatcher } = config
+  const send: HttpSend = createHttpSend({ timeout, maxResponseBytes, dispatcher })
 
   let metadataCache: ProviderMetadata | undefined
   let metadataInflight: Promise<ProviderMetadata> | undefined
