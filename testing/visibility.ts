@@ -23,7 +23,8 @@ import type { TokenRecord } from './token-store.js'
  */
 export interface OwnMembership {
   readonly group: EmulatorGroup
-  readonly membership: Membership
+  /** As the data has it: an object, or a plain role string. */
+  readonly membership: Membership | string
 }
 
 const ORG_TYPES = new Set(['fc:org', 'fc:orgunit'])
@@ -31,14 +32,16 @@ const EDU_TYPE = /^fc:(?:fs:|gogroup$|grep$)/
 
 /**
  * Whether a membership is active at `now`: `active !== false`, and `now` inside the
- * `notBefore`/`notAfter` of both the membership and its group.
+ * `notBefore`/`notAfter` of both the membership and its group. A plain role string has
+ * no dates of its own.
  *
  * @example
  * ```ts
  * isActiveMembership({ basic: 'member', notAfter: '2020-01-01T00:00:00Z' }, group, Date.now()) // false
  * ```
  */
-export function isActiveMembership(membership: Membership, group: EmulatorGroup, now: number): boolean {
+export function isActiveMembership(membership: Membership | string, group: EmulatorGroup, now: number): boolean {
+  if (typeof membership === 'string') return insideDates(group, now)
   if (membership.active === false) return false
   return insideDates(membership, now) && insideDates(group, now)
 }
