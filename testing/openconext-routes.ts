@@ -12,12 +12,12 @@
  * @module
  */
 import { jsonAnswer, type Answer } from './answer.js'
-import type { EmulatorData, EmulatorGroup, EmulatorUser } from './data.js'
+import type { EmulatorData, EmulatorUser } from './data.js'
 import type { DialectRoutes, MatchedRoute, ServiceRequest } from './dialect.js'
 import { decodeSegments } from './group-routes.js'
 import { bearerRefusal, SPRING_JSON_CONTENT_TYPE, springError } from './spring-errors.js'
 import type { TokenRecord } from './token-store.js'
-import { isActiveMembership, ownMemberships, type OwnMembership } from './visibility.js'
+import { isActiveMembership, ownMemberships, userMemberships, type OwnMembership } from './visibility.js'
 
 /** OpenConext's `UrnUtils.GROUP_PATTERN`: a fully qualified group name. */
 const GROUP_URN = /^urn:collab:group:([^:]+):(.+)$/
@@ -182,13 +182,7 @@ function userByUrn(data: EmulatorData, urn: string): EmulatorUser | undefined {
 }
 
 function userGroups(request: ServiceRequest, user: EmulatorUser): OwnMembership[] {
-  const groups = new Map<string, EmulatorGroup>(request.data.groups.map((group) => [group.id, group]))
-  const result: OwnMembership[] = []
-  for (const entry of user.memberships) {
-    const group = groups.get(entry.groupId)
-    if (group !== undefined && isActiveMembership(entry.membership, group, request.now)) result.push({ group, membership: entry.membership })
-  }
-  return result
+  return userMemberships(request.data, user).filter((entry) => isActiveMembership(entry.membership, entry.group, request.now))
 }
 
 function notFound(now: number): Answer {
