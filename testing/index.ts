@@ -1,8 +1,9 @@
 /**
  * `voot-guard/testing`: an emulator of a VOOT group service and its authorization server,
- * for tests, examples and local development. It behaves like the real service (statuses,
- * bodies, challenges, partial answers, `%2F` in ids) and can misbehave on demand (faults,
- * latency, rate limits).
+ * for tests, examples and local development. It plays Feide/Dataporten (the default) or
+ * SURFconext's OpenConext-voot (`dialect: 'openconext'`), behaves like the real service
+ * (statuses, bodies, challenges, partial answers, `%2F` in ids) and can misbehave on demand
+ * (faults, latency, rate limits). docs/emulator.md has the data file's schema.
  *
  * @example
  * ```ts
