@@ -8,11 +8,12 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
 import { createApp } from '../examples/express/app.js'
 import { withPortFallback } from '../cli/port-fallback.js'
 import { processStopSignal, untilAborted } from '../cli/stop-signal.js'
 import { InvalidOptionError } from 'voot-guard'
-import { startEmulator, type Emulator } from 'voot-guard/testing'
+import { startEmulator, type Emulator, type EmulatorDialect } from 'voot-guard/testing'
 import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
 
 export type { DemoCurlLine } from './guide.js'
@@ -54,6 +55,8 @@ export interface DemoOptions {
   emulatorPort?: number
   /** Receives the guide. Default: written to stdout. */
   print?: (guide: string) => void
+  /** The service the emulator plays (`npm start -- --dialect openconext`). Default `'dataporten'`. */
+  dialect?: EmulatorDialect
 }
 
 /**
@@ -103,7 +106,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   checkPort('emulatorPort', emulatorPort)
   if (typeof print !== 'function') throw new InvalidOptionError('print', 'must be a function')
 
-  const startOn = (listenOn: number): Promise<Emulator> => startEmulator({ port: listenOn })
+  const dialect = options.dialect === undefined ? {} : { dialect: options.dialect }
+  const startOn = (listenOn: number): Promise<Emulator> => startEmulator({ port: listenOn, ...dialect })
   const emulator = emulatorPort === undefined ? await withPortFallback(DEMO_EMULATOR_PORT, startOn) : await startOn(emulatorPort)
   let server: Server | undefined
   try {
@@ -168,7 +172,9 @@ function listen(server: Server, port: number): Promise<void> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const stop = processStopSignal({ forceExitAfterMs: 5_000 })
   try {
-    const demo = await startDemo()
+    // `npm start -- --dialect openconext`; an unknown dialect is refused by the emulator, naming it.
+    const { dialect } = parseArgs({ options: { dialect: { type: 'string' } }, strict: false }).values
+    const demo = await startDemo(typeof dialect === 'string' ? { dialect: dialect as EmulatorDialect } : {})
     await untilAborted(stop.signal)
     process.stdout.write('\nStopping the demo...\n')
     await demo.close()
