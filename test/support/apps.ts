@@ -14,9 +14,10 @@ import type { Request, RequestHandler, Response, NextFunction } from 'express'
 import { createGuard as createExpressGuard, type ExpressGuardOptions } from '../../adapters/express/index.js'
 import { createGuard as createKoaGuard, type KoaGuardOptions } from '../../adapters/koa/index.js'
 import { startFastifyApp } from './apps-fastify.js'
+import { startFetchApp } from './apps-fetch.js'
 import { group, where, type GuardOptions, type Requirement, type VootError } from '../../src/index.js'
 
-export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3', 'fastify'] as const
+export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3', 'fastify', 'fetch'] as const
 export type Framework = (typeof FRAMEWORKS)[number]
 
 export const ORG = 'fc:org:example.org'
@@ -65,6 +66,7 @@ export function closer(server: Server): () => Promise<void> {
 
 export async function startApp(framework: Framework, options: GuardOptions & { getToken?: never }): Promise<RunningApp> {
   if (framework === 'fastify') return startFastifyApp(options)
+  if (framework === 'fetch') return startFetchApp(options)
   const state = { handlerCalls: 0, delegated: [] as unknown[] }
   let server: Server
   if (framework === 'express4' || framework === 'express5') {
