@@ -15,9 +15,10 @@ import { createGuard as createExpressGuard, type ExpressGuardOptions } from '../
 import { createGuard as createKoaGuard, type KoaGuardOptions } from '../../adapters/koa/index.js'
 import { startFastifyApp } from './apps-fastify.js'
 import { startFetchApp } from './apps-fetch.js'
+import { startHonoApp } from './apps-hono.js'
 import { group, where, type GuardOptions, type Requirement, type VootError } from '../../src/index.js'
 
-export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3', 'fastify', 'fetch'] as const
+export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3', 'fastify', 'hono', 'fetch'] as const
 export type Framework = (typeof FRAMEWORKS)[number]
 
 export const ORG = 'fc:org:example.org'
@@ -66,6 +67,7 @@ export function closer(server: Server): () => Promise<void> {
 
 export async function startApp(framework: Framework, options: GuardOptions & { getToken?: never }): Promise<RunningApp> {
   if (framework === 'fastify') return startFastifyApp(options)
+  if (framework === 'hono') return startHonoApp(options)
   if (framework === 'fetch') return startFetchApp(options)
   const state = { handlerCalls: 0, delegated: [] as unknown[] }
   let server: Server
