@@ -124,7 +124,8 @@ async function stop(...stopping: Child<unknown>[]): Promise<void> {
 }
 
 function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
-  const script = config.framework === 'koa3' ? './servers/koa.js' : './servers/express.js'
+  const scripts: Partial<Record<ServerConfig['framework'], string>> = { koa3: './servers/koa.js', fastify: './servers/fastify.js', hono: './servers/hono.js' }
+  const script = scripts[config.framework] ?? './servers/express.js'
   return start<ServerReady>(script, [JSON.stringify(config)], SERVER_CPU)
 }
 
@@ -313,6 +314,8 @@ async function otherFrameworks(emulator: Child<EmulatorReady>, token: string): P
   for (const [framework, label, target] of [
     ['express4', 'Express 4', 0.93],
     ['koa3', 'Koa 3', 0.92],
+    ['fastify', 'Fastify 5', 0.95],
+    ['hono', 'Hono 4 (node server)', 0.95],
   ] as const) {
     progress(`2. warm cache, ${label}`)
     const server = await startServer({ framework, baseUrl: emulator.ready.baseUrl })
