@@ -13,7 +13,7 @@ const expected = {
   'voot-guard/koa': ['createGuard'],
   'voot-guard/fastify': ['createGuard', 'default'],
   'voot-guard/hono': ['createGuard'],
-  'voot-guard/fetch': ['createGuard'],
+  'voot-guard/fetch': ['createGuard', 'isHttpError'],
   'voot-guard/testing': ['startEmulator'],
   'voot-guard/oauth': ['createOAuthClient'],
 }

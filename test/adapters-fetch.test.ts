@@ -6,7 +6,8 @@
 import { Response as UndiciResponse } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGuard, type FetchGuard } from '../adapters/fetch/index.js'
-import { authorizationOfHeaders, isHttpError } from '../src/adapter-kit.js'
+import { authorizationOfHeaders } from '../src/adapter-kit.js'
+import { isHttpError } from '../adapters/fetch/index.js'
 import { anyOf, group, type VootContext } from '../src/index.js'
 import { ADHOC_GROUP_ID, ORG_ID, startEmulator, type Emulator } from '../testing/index.js'
 

@@ -30,6 +30,9 @@ import {
 } from '../../src/adapter-kit.js'
 import { InvalidArgumentError, isRequirement, type Requirement, type VootError } from '../../src/index.js'
 
+// The error a delegating guard throws, and its test, where fetch users look for them.
+export { isHttpError, type HttpError } from '../../src/adapter-kit.js'
+
 /**
  * Options of the fetch {@link createGuard}: the core's options plus where the token comes
  * from.
