@@ -30,18 +30,10 @@ describe.each(CREATORS)('%s createGuard', (_name, create) => {
     expect(() => create(bad as never)).toThrow(InvalidOptionError)
   })
 
-  it.each([
-    [{ baseUrl: 'not a url' }, 'baseUrl'],
-    [{ realm: '' }, 'realm'],
-    [{ realm: 'a\r\nb' }, 'realm'],
-    [{ retryAfter: 0 }, 'retryAfter'],
-    [{ errorHandling: 'loud' }, 'errorHandling'],
-    [{ getToken: 'header' }, 'getToken'],
-    [{ resolver: {} }, 'resolver'],
-  ])('rejects %j naming the option', (bad, name) => {
-    const attempt = (): unknown => create({ baseUrl: emulator.baseUrl, ...(bad as object) } as never)
-    expect(attempt).toThrow(InvalidOptionError)
-    expect(attempt).toThrow(name)
+  // Each option named in its error: test/adapters-options.test.ts, over every adapter.
+  it('rejects an invalid baseUrl or realm naming it', () => {
+    expect(() => create({ baseUrl: 'not a url' })).toThrow(/baseUrl/)
+    expect(() => create({ baseUrl: emulator.baseUrl, realm: 'a\r\nb' })).toThrow(/realm/)
   })
 
   it('validates guard arguments when the route is declared', async () => {
@@ -54,10 +46,9 @@ describe.each(CREATORS)('%s createGuard', (_name, create) => {
     await guard.resolver.close()
   })
 
-  it('shares a resolver, and refuses a resolver with baseUrl', async () => {
+  it('shares a resolver', async () => {
     const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })
     expect(create({ resolver }).resolver).toBe(resolver)
-    expect(() => create({ resolver, baseUrl: emulator.baseUrl })).toThrow(/either/)
     await resolver.close()
   })
 })
