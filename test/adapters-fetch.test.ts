@@ -4,7 +4,7 @@
  * `HttpError`s, and credentials read from Web `Headers`.
  */
 import { Response as UndiciResponse } from 'undici'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { createGuard, type FetchGuard } from '../adapters/fetch/index.js'
 import { authorizationOfHeaders } from '../src/adapter-kit.js'
 import { isHttpError } from '../adapters/fetch/index.js'
@@ -61,6 +61,11 @@ describe('protect', () => {
     const handler = guard.protect(group(ORG_ID), (request: Request, voot: VootContext, context: { params: { id: string } }, extra: number) =>
       Response.json({ url: request.url, reason: voot.decision.reason, id: context.params.id, extra }),
     )
+    expectTypeOf(handler).parameters.toEqualTypeOf<[Request, { params: { id: string } }, number]>()
+    guard.protect(guard.authenticate(), (_request, voot) => {
+      expectTypeOf(voot).toEqualTypeOf<VootContext>()
+      return new Response()
+    })
     const response = await handler(requestAs(`Bearer ${emulator.issueToken('bob')}`), { params: { id: '7' } }, 42)
     expect(await response.json()).toEqual({ url: 'http://app.example/x', reason: 'member', id: '7', extra: 42 })
   })
