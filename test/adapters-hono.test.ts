@@ -48,6 +48,23 @@ describe('guarded routes', () => {
   })
 })
 
+describe('two Authorization headers', () => {
+  it('are a 400 both from Node (raw header list) and from Web Headers (one joined value)', async () => {
+    const app = new Hono()
+    app.get('/x', guard.authenticate(), (c) => c.text('ok'))
+    const headers = new Headers([
+      ['authorization', `Bearer ${emulator.issueToken('alice')}`],
+      ['authorization', 'Basic eDp5'],
+    ])
+    const web = await app.request('/x', { headers })
+    expect(web.status).toBe(400)
+    const rawHeaders = ['Authorization', 'Basic eDp5', 'authorization', `Bearer ${emulator.issueToken('alice')}`]
+    const node = await app.request('/x', { headers: { authorization: 'Basic eDp5' } }, { incoming: { rawHeaders } })
+    expect(node.status).toBe(400)
+    expect(node.headers.get('www-authenticate')).toBe('Bearer realm="hono", error="invalid_request"')
+  })
+})
+
 describe("errorHandling: 'delegate'", () => {
   it("throws an HTTPException whose res is the contract's answer, which Hono's default handler sends", async () => {
     const delegating = createGuard({ baseUrl: emulator.baseUrl, realm: 'd', errorHandling: 'delegate' })

@@ -19,6 +19,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import {
   answerResponse,
+  authorizationOf,
   authorizationOfHeaders,
   createCredentialsReader,
   createGuardCore,
@@ -28,6 +29,7 @@ import {
   type FoundToken,
   type GuardOptions,
   type Guards,
+  type RequestHeaders,
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
@@ -77,6 +79,18 @@ export interface HonoGuardOptions extends GuardOptions {
 export type HonoGuard = Guards<MiddlewareHandler<VootEnv>>
 
 /**
+ * The `Authorization` value. On Node (`@hono/node-server`, whose bindings hold Node's request
+ * as `c.env.incoming`) from the raw header list: it tells two headers apart exactly, and
+ * costs a few times less than `c.req.raw.headers`, which builds a `HonoRequest` and a
+ * `Headers` view. Elsewhere from the Web headers, which join repeated headers with ", ";
+ * the kit splits them again.
+ */
+function authorizationOfContext(c: Context): string | readonly string[] | undefined {
+  const incoming = (c.env as { incoming?: RequestHeaders } | undefined)?.incoming
+  return Array.isArray(incoming?.rawHeaders) ? authorizationOf(incoming) : authorizationOfHeaders(c.req.raw.headers)
+}
+
+/**
  * Creates the Hono guards. Options are validated here; each guard's arguments are
  * validated when the route is declared. With `errorHandling: 'delegate'` a refusal is
  * thrown as an `HTTPException` whose `res` is the contract's answer and whose `cause` is
@@ -90,8 +104,7 @@ export type HonoGuard = Guards<MiddlewareHandler<VootEnv>>
  */
 export function createGuard(options: HonoGuardOptions): HonoGuard {
   const { getToken, coreOptions } = splitGuardOptions(options)
-  // Web Headers join two Authorization headers into one value; the kit splits them again.
-  const credentialsOf = createCredentialsReader(getToken, (c: Context) => authorizationOfHeaders(c.req.raw.headers))
+  const credentialsOf = createCredentialsReader(getToken, authorizationOfContext)
   const core = createGuardCore(coreOptions)
 
   async function settle(c: Context<VootEnv>, next: Next, requirement: Requirement, credentials: Credentials): Promise<Response | void> {
