@@ -32,7 +32,7 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
-export interface GuardLike<H> {
+interface GuardLike<H> {
   requireGroup(id: string, role?: string): H
   requireAnyGroup(ids: readonly string[], role?: string): H
   requireAllGroups(ids: readonly string[], role?: string): H
