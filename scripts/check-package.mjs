@@ -7,9 +7,13 @@ const require = createRequire(import.meta.url)
 const pkg = require('../package.json')
 const expected = {
   'voot-guard': ['createMembershipResolver', 'createGroupsClient', 'group', 'anyOf', 'allOf', 'groupOfType', 'where', 'VootError'],
-  'voot-guard/adapter-kit': ['createGuardCore', 'createGuards', 'createCredentialsReader', 'authorizationOf', 'createHttpErrorRenderer'],
+  'voot-guard/adapter-kit': ['createGuardCore', 'createGuards', 'createCredentialsReader', 'authorizationOf', 'createHttpErrorRenderer',
+    'splitGuardOptions', 'authorizationOfHeaders', 'answerResponse', 'withResponse', 'isHttpError'],
   'voot-guard/express': ['createGuard'],
   'voot-guard/koa': ['createGuard'],
+  'voot-guard/fastify': ['createGuard', 'default'],
+  'voot-guard/hono': ['createGuard'],
+  'voot-guard/fetch': ['createGuard', 'isHttpError'],
   'voot-guard/testing': ['startEmulator'],
   'voot-guard/oauth': ['createOAuthClient'],
 }

@@ -8,6 +8,7 @@ import { request } from 'undici'
 import { startEmulator, type Emulator } from 'voot-guard/testing'
 import { createApp as createExpressApp } from '../examples/express/app.js'
 import { createApp as createKoaApp } from '../examples/koa/app.js'
+import { demoApp } from '../demo/frameworks.js'
 import { mayPublish } from '../examples/service/check.js'
 
 let emulator: Emulator
@@ -34,11 +35,16 @@ async function status(url: string, token?: string): Promise<number> {
 describe.each([
   ['express', () => createExpressApp],
   ['koa', () => (baseUrl: string) => createKoaApp(baseUrl).callback()],
-] as const)('examples/%s', (_name, factory) => {
+  // The other examples as the demo serves them (examples/<name>/app.ts).
+  ['fastify', undefined],
+  ['hono', undefined],
+  ['fetch', undefined],
+] as const)('examples/%s', (name, factory) => {
   let url: string
   let server: Server
   beforeAll(async () => {
-    ;({ url, server } = await serve(factory()(emulator.baseUrl)))
+    const listener = factory === undefined ? (await demoApp(name, emulator.baseUrl)).listener : factory()(emulator.baseUrl)
+    ;({ url, server } = await serve(listener))
   })
   afterAll(() => {
     server.closeAllConnections()

@@ -11,6 +11,8 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Context, Next } from 'koa'
+import type { onRequestHookHandler } from 'fastify'
+import type { MiddlewareHandler } from 'hono'
 
 /** One route's samples, in microseconds. */
 export interface TimingSummary {
@@ -35,6 +37,8 @@ const CAPACITY = 400_000
 export interface Timings {
   express(name: string, middleware: RequestHandler): RequestHandler
   koa(name: string, middleware: (ctx: Context, next: Next) => Promise<unknown>): (ctx: Context, next: Next) => Promise<unknown>
+  fastify(name: string, hook: onRequestHookHandler): onRequestHookHandler
+  hono(name: string, middleware: MiddlewareHandler): MiddlewareHandler
   /** The samples so far, then forgets them. */
   summary(): Record<string, TimingSummary>
 }
@@ -60,6 +64,21 @@ export function createTimings(): Timings {
     koa: (name, middleware) => (ctx, next) => {
       const started = performance.now()
       return middleware(ctx, () => {
+        record(name, performance.now() - started)
+        return next()
+      })
+    },
+    fastify: (name, hook) =>
+      function (this: unknown, request, reply, done) {
+        const started = performance.now()
+        hook.call(this as never, request, reply, (error?: Error) => {
+          record(name, performance.now() - started)
+          done(error as never)
+        })
+      },
+    hono: (name, middleware) => (c, next) => {
+      const started = performance.now()
+      return middleware(c, () => {
         record(name, performance.now() - started)
         return next()
       })
