@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^voot-guard\/adapter-kit$/, replacement: source('./src/adapter-kit.ts') },
       { find: /^voot-guard\/express$/, replacement: source('./adapters/express/index.ts') },
       { find: /^voot-guard\/koa$/, replacement: source('./adapters/koa/index.ts') },
+      { find: /^voot-guard\/nestjs$/, replacement: source('./adapters/nestjs/index.ts') },
       { find: /^voot-guard\/testing$/, replacement: source('./testing/index.ts') },
       { find: /^voot-guard\/oauth$/, replacement: source('./oauth/index.ts') },
     ],

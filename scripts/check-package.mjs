@@ -10,6 +10,7 @@ const expected = {
   'voot-guard/adapter-kit': ['createGuardCore', 'createGuards', 'createCredentialsReader', 'authorizationOf', 'createHttpErrorRenderer'],
   'voot-guard/express': ['createGuard'],
   'voot-guard/koa': ['createGuard'],
+  'voot-guard/nestjs': ['VootGuardModule', 'VootGuard', 'RequireGroup', 'RequireAnyGroup', 'RequireAllGroups', 'RequireVoot', 'Authenticated', 'Public', 'Voot'],
   'voot-guard/testing': ['startEmulator'],
   'voot-guard/oauth': ['createOAuthClient'],
 }

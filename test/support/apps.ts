@@ -12,9 +12,10 @@ import type { Context, Middleware } from 'koa'
 import type { Request, RequestHandler, Response, NextFunction } from 'express'
 import { createGuard as createExpressGuard, type ExpressGuardOptions } from '../../adapters/express/index.js'
 import { createGuard as createKoaGuard, type KoaGuardOptions } from '../../adapters/koa/index.js'
+import { NEST_DECORATORS, startNestApp } from './apps-nest.js'
 import { group, where, type GuardOptions, type Requirement, type VootError } from '../../src/index.js'
 
-export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3'] as const
+export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3', 'nest-express', 'nest-fastify'] as const
 export type Framework = (typeof FRAMEWORKS)[number]
 
 export const ORG = 'fc:org:example.org'
@@ -62,6 +63,9 @@ function closer(server: Server): () => Promise<void> {
 }
 
 export async function startApp(framework: Framework, options: GuardOptions & { getToken?: never }): Promise<RunningApp> {
+  if (framework === 'nest-express' || framework === 'nest-fastify') {
+    return startNestApp(framework === 'nest-express' ? 'express' : 'fastify', routes(NEST_DECORATORS), options)
+  }
   const state = { handlerCalls: 0, delegated: [] as unknown[] }
   let server: Server
   if (framework === 'express4' || framework === 'express5') {
