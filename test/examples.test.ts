@@ -57,6 +57,38 @@ describe.each([
   })
 })
 
+describe('examples/nestjs', () => {
+  // Imported by its address, so that the repo's type check (no experimentalDecorators) does
+  // not follow it: examples/nestjs/tsconfig.json checks it with Nest's decorator settings.
+  const example = new URL('../examples/nestjs/app.ts', import.meta.url).href
+  let app: import('@nestjs/common').INestApplication
+  let url: string
+  beforeAll(async () => {
+    const { createApp } = (await import(example)) as { createApp(baseUrl: string): Promise<typeof app> }
+    app = await createApp(emulator.baseUrl)
+    await app.listen(0, '127.0.0.1')
+    url = (await app.getUrl()).replace('[::1]', '127.0.0.1')
+  })
+  afterAll(async () => {
+    await app.close()
+  })
+
+  it('allows an employee, forbids a student, asks for a token, and fails closed', async () => {
+    expect(await status(`${url}/api/staff`, emulator.issueToken('alice'))).toBe(200)
+    expect(await status(`${url}/api/staff`, emulator.issueToken('bob'))).toBe(403)
+    expect(await status(`${url}/api/staff`)).toBe(401)
+    const token = emulator.issueToken('alice')
+    const fault = emulator.faults.add({ kind: 'status', status: 500 }, { token })
+    expect(await status(`${url}/api/staff`, token)).toBe(503)
+    emulator.faults.remove(fault)
+    expect(await status(`${url}/api/me`, emulator.issueToken('erin'))).toBe(200)
+    expect(await status(`${url}/api/me`)).toBe(401)
+    expect(await status(`${url}/api/health`)).toBe(200)
+    expect(await status(`${url}/api/courses/inf1000`, emulator.issueToken('bob'))).toBe(200)
+    expect(await status(`${url}/api/courses/inf1000`, emulator.issueToken('alice'))).toBe(403)
+  })
+})
+
 describe('examples/service', () => {
   it('decides with resolver.check', async () => {
     expect(await mayPublish(emulator.baseUrl, emulator.issueToken('alice'))).toBe(true)
