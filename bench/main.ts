@@ -124,7 +124,7 @@ async function stop(...stopping: Child<unknown>[]): Promise<void> {
 }
 
 function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
-  const script = config.framework === 'koa3' ? './servers/koa.js' : './servers/express.js'
+  const script = config.framework === 'koa3' ? './servers/koa.js' : config.framework === 'nest-express' ? './servers/nest.js' : './servers/express.js'
   return start<ServerReady>(script, [JSON.stringify(config)], SERVER_CPU)
 }
 
@@ -313,6 +313,7 @@ async function otherFrameworks(emulator: Child<EmulatorReady>, token: string): P
   for (const [framework, label, target] of [
     ['express4', 'Express 4', 0.93],
     ['koa3', 'Koa 3', 0.92],
+    ['nest-express', 'Nest 12 (Express platform)', 0.97],
   ] as const) {
     progress(`2. warm cache, ${label}`)
     const server = await startServer({ framework, baseUrl: emulator.ready.baseUrl })
