@@ -167,6 +167,20 @@ describe('VootGuardModule', () => {
     await app.close()
   })
 
+  it('keeps a parent controller class requirement in a subclass that adds its own', async () => {
+    class BaseController {}
+    RequireGroup(ORG_ID, 'admin')(BaseController)
+    class ChildController extends BaseController {}
+    defineRoute(ChildController, 'route', async (voot) => ({ reason: voot.decision.reason }), [Get('route')])
+    Reflect.decorate([Controller('child'), RequireGroup(ADHOC_GROUP_ID)], ChildController)
+    const app = await startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), [ChildController])
+    const url = await listen(app)
+    // bob is in the ad-hoc group (the subclass's requirement) but no employee (the parent's).
+    expect((await get(`${url}/child/route`, emulator.issueToken('bob'))).status).toBe(403)
+    expect((await get(`${url}/child/route`, emulator.issueToken('alice'))).status).toBe(200)
+    await app.close()
+  })
+
   it('validates decorator arguments where they are declared', () => {
     expect(() => RequireGroup('..')).toThrow(/refused|group id/i)
     expect(() => RequireGroup(ORG_ID, '')).toThrow(/role/)

@@ -19,14 +19,15 @@ export const VOOT_PUBLIC = 'voot-guard:public'
 /** What a voot decorator returns: it applies to a controller class or a route method. */
 export type VootDecorator = ClassDecorator & MethodDecorator
 
-/** Reads own metadata without requiring reflect-metadata's global types in the user's project. */
-const metadata = Reflect as unknown as { getOwnMetadata(key: string, target: object): unknown }
+/** Reads metadata without requiring reflect-metadata's global types in the user's project. */
+const metadata = Reflect as unknown as { getMetadata(key: string, target: object): unknown }
 
 function requiring(requirement: Requirement): VootDecorator {
   return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
-    // Several decorators on one target add up (they all hold), so the array grows per call.
+    // Several decorators on one target add up (they all hold), so the array grows per call;
+    // a subclass keeps its parent controller's requirements and adds its own.
     const holder = (descriptor?.value as object | undefined) ?? target
-    const previous = (metadata.getOwnMetadata(VOOT_REQUIREMENTS, holder) as readonly Requirement[] | undefined) ?? []
+    const previous = (metadata.getMetadata(VOOT_REQUIREMENTS, holder) as readonly Requirement[] | undefined) ?? []
     SetMetadata(VOOT_REQUIREMENTS, [...previous, requirement])(target, key as string | symbol, descriptor as PropertyDescriptor)
   }) as VootDecorator
 }
