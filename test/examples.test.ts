@@ -31,46 +31,37 @@ async function status(url: string, token?: string): Promise<number> {
   return response.statusCode
 }
 
+// Imported by its address, so that the repo's type check (no experimentalDecorators) does not
+// follow it: examples/nestjs/tsconfig.json checks it with Nest's decorator settings.
+const nestExample = new URL('../examples/nestjs/app.ts', import.meta.url).href
+
+/** The Nest example as a request listener (its Express instance), and how to close it. */
+async function nestListener(baseUrl: string) {
+  const { createApp } = (await import(nestExample)) as { createApp(baseUrl: string): Promise<import('@nestjs/common').INestApplication> }
+  const app = await createApp(baseUrl)
+  await app.init()
+  return { listener: app.getHttpAdapter().getInstance() as Listener, close: () => app.close() }
+}
+
+type Listener = Parameters<typeof import('node:http').createServer>[1]
+
 describe.each([
-  ['express', () => createExpressApp],
-  ['koa', () => (baseUrl: string) => createKoaApp(baseUrl).callback()],
+  ['express', async (baseUrl: string) => ({ listener: createExpressApp(baseUrl) as Listener, close: async () => {} })],
+  ['koa', async (baseUrl: string) => ({ listener: createKoaApp(baseUrl).callback() as Listener, close: async () => {} })],
+  ['nestjs', nestListener],
 ] as const)('examples/%s', (_name, factory) => {
   let url: string
   let server: Server
+  let close: () => Promise<void>
   beforeAll(async () => {
-    ;({ url, server } = await serve(factory()(emulator.baseUrl)))
-  })
-  afterAll(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-
-  it('allows an employee, forbids a student, asks for a token, and fails closed', async () => {
-    expect(await status(`${url}/api/staff`, emulator.issueToken('alice'))).toBe(200)
-    expect(await status(`${url}/api/staff`, emulator.issueToken('bob'))).toBe(403)
-    expect(await status(`${url}/api/staff`)).toBe(401)
-    const token = emulator.issueToken('alice')
-    const fault = emulator.faults.add({ kind: 'status', status: 500 }, { token })
-    expect(await status(`${url}/api/staff`, token)).toBe(503)
-    emulator.faults.remove(fault)
-    expect(await status(`${url}/api/me`, emulator.issueToken('erin'))).toBe(200)
-  })
-})
-
-describe('examples/nestjs', () => {
-  // Imported by its address, so that the repo's type check (no experimentalDecorators) does
-  // not follow it: examples/nestjs/tsconfig.json checks it with Nest's decorator settings.
-  const example = new URL('../examples/nestjs/app.ts', import.meta.url).href
-  let app: import('@nestjs/common').INestApplication
-  let url: string
-  beforeAll(async () => {
-    const { createApp } = (await import(example)) as { createApp(baseUrl: string): Promise<typeof app> }
-    app = await createApp(emulator.baseUrl)
-    await app.listen(0, '127.0.0.1')
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1')
+    const app = await factory(emulator.baseUrl)
+    close = app.close
+    ;({ url, server } = await serve(app.listener))
   })
   afterAll(async () => {
-    await app.close()
+    server.closeAllConnections()
+    server.close()
+    await close()
   })
 
   it('allows an employee, forbids a student, asks for a token, and fails closed', async () => {
@@ -82,10 +73,21 @@ describe('examples/nestjs', () => {
     expect(await status(`${url}/api/staff`, token)).toBe(503)
     emulator.faults.remove(fault)
     expect(await status(`${url}/api/me`, emulator.issueToken('erin'))).toBe(200)
+  })
+
+})
+
+describe('examples/nestjs, its own rules', () => {
+  it('guards every route but Public() ones; a class requirement and a method one both hold', async () => {
+    const app = await nestListener(emulator.baseUrl)
+    const { url, server } = await serve(app.listener)
     expect(await status(`${url}/api/me`)).toBe(401)
     expect(await status(`${url}/api/health`)).toBe(200)
     expect(await status(`${url}/api/courses/inf1000`, emulator.issueToken('bob'))).toBe(200)
     expect(await status(`${url}/api/courses/inf1000`, emulator.issueToken('alice'))).toBe(403)
+    server.closeAllConnections()
+    server.close()
+    await app.close()
   })
 })
 
