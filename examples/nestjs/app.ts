@@ -3,8 +3,7 @@
  *
  * Nest's decorators are TypeScript's legacy decorators: this folder's tsconfig.json turns on
  * `experimentalDecorators` (and `emitDecoratorMetadata`, which Nest apps usually have);
- * voot-guard itself needs neither. Run it against the built-in emulator with
- * `npm start -- --framework nestjs` once the demo serves it, or on its own:
+ * voot-guard itself needs neither. Run it on its own (tsx needs the tsconfig named):
  *   VOOT_BASE_URL=https://groups-api.example.org/groups npx tsx --tsconfig examples/nestjs/tsconfig.json examples/nestjs/app.ts
  */
 import 'reflect-metadata'
