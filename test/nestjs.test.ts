@@ -233,7 +233,27 @@ describe('VootGuardModule', () => {
     req.voot = undefined
     expect(guard.canActivate(context)).toBe(true)
     expect((req as { voot?: VootContext }).voot?.decision).toMatchObject({ allowed: true, reason: 'member' })
+    // Fail closed outside HTTP (GraphQL, WebSockets, microservices): no token to read there.
+    context.setType('rpc')
+    expect(guard.canActivate(context)).toBe(false)
     await app.close()
+  })
+
+  it('respond mode sets the contract headers; delegate mode leaves Cache-Control and the body to the app filter', async () => {
+    const routes = () => [controller([Controller('d')], [['', [RequireGroup(ORG_ID, 'admin')]]])]
+    const responding = await startNestApplication('fastify', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), routes())
+    const delegating = await startNestApplication('fastify', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl, errorHandling: 'delegate' }), routes())
+    const responded = await get(`${await listen(responding)}/d`)
+    const delegated = await get(`${await listen(delegating)}/d`)
+    expect(responded.headers['cache-control']).toBe('no-store')
+    expect(delegated.headers['cache-control']).toBeUndefined()
+    // Without a filter of the app's own, Nest's answers the same contract body either way.
+    for (const res of [responded, delegated]) {
+      expect(res).toMatchObject({ status: 401, json: { error: 'unauthorized' } })
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="voot-guard"')
+    }
+    await responding.close()
+    await delegating.close()
   })
 
   it('closes the resolver it created when the app closes, and leaves a given one open', async () => {
