@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^voot-guard\/fastify$/, replacement: source('./adapters/fastify/index.ts') },
       { find: /^voot-guard\/hono$/, replacement: source('./adapters/hono/index.ts') },
       { find: /^voot-guard\/fetch$/, replacement: source('./adapters/fetch/index.ts') },
+      { find: /^voot-guard\/nestjs$/, replacement: source('./adapters/nestjs/index.ts') },
       { find: /^voot-guard\/testing$/, replacement: source('./testing/index.ts') },
       { find: /^voot-guard\/oauth$/, replacement: source('./oauth/index.ts') },
     ],

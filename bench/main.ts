@@ -128,7 +128,12 @@ async function stop(...stopping: Child<unknown>[]): Promise<void> {
 }
 
 function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
-  const scripts: Partial<Record<ServerConfig['framework'], string>> = { koa3: './servers/koa.js', fastify: './servers/fastify.js', hono: './servers/hono.js' }
+  const scripts: Partial<Record<ServerConfig['framework'], string>> = {
+    koa3: './servers/koa.js',
+    fastify: './servers/fastify.js',
+    hono: './servers/hono.js',
+    'nest-express': './servers/nest.js',
+  }
   const script = scripts[config.framework] ?? './servers/express.js'
   return start<ServerReady>(script, [JSON.stringify(config)], SERVER_CPU)
 }
@@ -320,6 +325,7 @@ async function otherFrameworks(emulator: Child<EmulatorReady>, token: string): P
     ['koa3', 'Koa 3', 0.92],
     ['fastify', 'Fastify 5', 0.95],
     ['hono', 'Hono 4 (node server)', 0.95],
+    ['nest-express', 'Nest 12 (Express platform)', 0.97],
   ] as const) {
     if (!wantedFramework(framework)) continue
     progress(`2. warm cache, ${label}`)

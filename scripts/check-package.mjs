@@ -14,6 +14,7 @@ const expected = {
   'voot-guard/fastify': ['createGuard', 'default'],
   'voot-guard/hono': ['createGuard'],
   'voot-guard/fetch': ['createGuard', 'isHttpError'],
+  'voot-guard/nestjs': ['VootGuardModule', 'VootGuard', 'RequireGroup', 'RequireAnyGroup', 'RequireAllGroups', 'RequireVoot', 'Authenticated', 'Public', 'Voot'],
   'voot-guard/testing': ['startEmulator'],
   'voot-guard/oauth': ['createOAuthClient'],
 }

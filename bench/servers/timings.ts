@@ -39,6 +39,8 @@ export interface Timings {
   koa(name: string, middleware: (ctx: Context, next: Next) => Promise<unknown>): (ctx: Context, next: Next) => Promise<unknown>
   fastify(name: string, hook: onRequestHookHandler): onRequestHookHandler
   hono(name: string, middleware: MiddlewareHandler): MiddlewareHandler
+  /** A guard (Nest's `canActivate`): timed until it answers, synchronously or through its promise. */
+  guard<C>(name: string, canActivate: (context: C) => boolean | Promise<boolean>): (context: C) => boolean | Promise<boolean>
   /** The samples so far, then forgets them. */
   summary(): Record<string, TimingSummary>
 }
@@ -81,6 +83,18 @@ export function createTimings(): Timings {
       return middleware(c, () => {
         record(name, performance.now() - started)
         return next()
+      })
+    },
+    guard: (name, canActivate) => (context) => {
+      const started = performance.now()
+      const result = canActivate(context)
+      if (typeof result === 'boolean') {
+        record(name, performance.now() - started)
+        return result
+      }
+      return result.then((allowed) => {
+        record(name, performance.now() - started)
+        return allowed
       })
     },
     summary() {

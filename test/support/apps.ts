@@ -16,9 +16,10 @@ import { createGuard as createKoaGuard, type KoaGuardOptions } from '../../adapt
 import { startFastifyApp } from './apps-fastify.js'
 import { startFetchApp } from './apps-fetch.js'
 import { startHonoApp } from './apps-hono.js'
+import { NEST_DECORATORS, startNestApp } from './apps-nest.js'
 import { group, where, type GuardOptions, type Requirement, type VootError } from '../../src/index.js'
 
-export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3', 'fastify', 'hono', 'fetch'] as const
+export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3', 'fastify', 'hono', 'fetch', 'nest-express', 'nest-fastify'] as const
 export type Framework = (typeof FRAMEWORKS)[number]
 
 export const ORG = 'fc:org:example.org'
@@ -69,6 +70,9 @@ export async function startApp(framework: Framework, options: GuardOptions & { g
   if (framework === 'fastify') return startFastifyApp(options)
   if (framework === 'hono') return startHonoApp(options)
   if (framework === 'fetch') return startFetchApp(options)
+  if (framework === 'nest-express' || framework === 'nest-fastify') {
+    return startNestApp(framework === 'nest-express' ? 'express' : 'fastify', routes(NEST_DECORATORS), options)
+  }
   const state = { handlerCalls: 0, delegated: [] as unknown[] }
   let server: Server
   if (framework === 'express4' || framework === 'express5') {
