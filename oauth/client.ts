@@ -173,7 +173,7 @@ export interface OAuthClient {
   /**
    * Builds the authorization code flow's authorization request, with PKCE S256 always on.
    *
-   * @throws {@link InvalidArgumentError} without `redirectUri` or with bad arguments.
+   * @throws {@link voot-guard!InvalidArgumentError} without `redirectUri` or with bad arguments.
    */
   authorizationUrl(options?: AuthorizationUrlOptions): Promise<AuthorizationRequest>
   /**
@@ -181,7 +181,7 @@ export interface OAuthClient {
    * an {@link OAuthError}, exchanges the code (with the PKCE verifier and client
    * authentication) and verifies the ID token when there is one.
    *
-   * @throws {@link OAuthValidationError}, {@link OAuthError}, or {@link UpstreamError}.
+   * @throws {@link OAuthValidationError}, {@link OAuthError}, or {@link voot-guard!UpstreamError}.
    */
   handleCallback(params: CallbackParams, checks: CallbackChecks): Promise<TokenSet>
   /**
@@ -232,7 +232,7 @@ const JWKS_COOLDOWN = 5_000
 /**
  * Creates an OAuth 2.0 / OpenID Connect client.
  *
- * @throws {@link InvalidOptionError} for invalid options, including an endpoint that is
+ * @throws {@link voot-guard!InvalidOptionError} for invalid options, including an endpoint that is
  * neither HTTPS nor loopback.
  *
  * @example
