@@ -3,6 +3,7 @@
 // the tarball `npm pack` would make: within its size budget, no stray files, and every
 // relative link in its Markdown pointing at a file it ships.
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { access, readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { posix } from 'node:path'
@@ -65,7 +66,9 @@ for (const path of [...shipped].filter((p) => p.endsWith('.md'))) {
     if (/^[a-z][a-z0-9+.-]*:|^#/i.test(target)) continue
     const file = posix.normalize(posix.join(posix.dirname(path), target.split('#')[0]))
     if (!shipped.has(file) && !shipped.has(`${file}/README.md`)) {
-      problems.push(`${path} links to ${target}, which the package does not ship (ship it, or use an absolute URL)`)
+      const why = existsSync(new URL(`../${file}`, import.meta.url)) ? 'the package does not ship (ship it, or use an absolute URL)' : 'does not exist'
+      const problem = `${path} links to ${target}, which ${why}`
+      if (!problems.includes(problem)) problems.push(problem)
     }
   }
 }
