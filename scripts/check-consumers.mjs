@@ -4,6 +4,7 @@
 //   esm            plain JavaScript, `import` (type-checked with checkJs, module nodenext)
 //   cjs            plain JavaScript, `require()` (Node >= 20.19 loads ESM that way)
 //   ts-nodenext    TypeScript, `module: nodenext`, compiled with tsc
+//   ts-nodenext-cjs  the same in a CommonJS project (`require()` of the ESM package)
 //   ts-node10      TypeScript, `module: commonjs` + `moduleResolution: node10` (no `exports`)
 //
 // Each project type-checks a guarded Express route (`req.voot` must be typed: an unknown
@@ -80,6 +81,15 @@ const projects = [
   {
     name: 'ts-nodenext',
     type: 'module',
+    file: 'app.ts',
+    source: `${ESM_IMPORTS}${body(true)}`,
+    compilerOptions: { ...strict, module: 'nodenext', moduleResolution: 'nodenext', outDir: 'out' },
+    run: 'out/app.js',
+  },
+  {
+    // A CommonJS TypeScript project on nodenext: tsc (5.8+) lets it require() the ESM package.
+    name: 'ts-nodenext-cjs',
+    type: 'commonjs',
     file: 'app.ts',
     source: `${ESM_IMPORTS}${body(true)}`,
     compilerOptions: { ...strict, module: 'nodenext', moduleResolution: 'nodenext', outDir: 'out' },
