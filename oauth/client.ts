@@ -46,7 +46,7 @@ const JWKS_COOLDOWN = 5_000
 /**
  * Creates an OAuth 2.0 / OpenID Connect client.
  *
- * @throws {@link InvalidOptionError} for invalid options, including an endpoint that is
+ * @throws {@link voot-guard!InvalidOptionError} for invalid options, including an endpoint that is
  * neither HTTPS nor loopback.
  *
  * @example

@@ -38,7 +38,7 @@ export type {
 } from './client-types.js'
 export { discoveryUrl, fixedMetadata, type EndpointOverrides } from './discovery.js'
 export { isLoopbackHost } from './endpoint-url.js'
-export { OAuthError, OAuthValidationError, type OAuthCheck, type OAuthErrorOptions } from './errors.js'
+export { OAuthError, OAuthValidationError, type OAuthCheck, type OAuthErrorOptions, type OAuthValidationErrorOptions } from './errors.js'
 export { parseImplicitFragment, type ImplicitFragmentChecks } from './implicit.js'
 export type { CallbackParams } from './params.js'
 export { codeChallenge } from './pkce.js'

@@ -124,7 +124,7 @@ const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?
  * The copy is what an emulator serves, so a caller can change `emulator.data` in a test
  * without touching the value it passed in (or {@link defaultData}).
  *
- * @throws {@link InvalidArgumentError} naming the bad field, such as
+ * @throws {@link voot-guard!InvalidArgumentError} naming the bad field, such as
  *   `users[2].memberships[0].groupId: unknown group "x"`.
  * @example
  * ```ts

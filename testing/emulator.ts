@@ -143,7 +143,7 @@ const DEFAULT_CLIENT_SCOPES = ['groups']
 /**
  * Starts an emulator of a VOOT group service (and its authorization server) on loopback.
  *
- * @throws {@link InvalidOptionError} for an invalid option, including an invalid data set
+ * @throws {@link voot-guard!InvalidOptionError} for an invalid option, including an invalid data set
  *   (the message names the bad field, such as `options.data: users[2].memberships[0].groupId: unknown group "x"`).
  * @example
  * ```ts
