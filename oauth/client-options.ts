@@ -86,9 +86,9 @@ export function readClientOptions(options: OAuthClientOptions): ClientConfig {
     discovery: options.discovery !== false,
     overrides: readOverrides(options.endpoints),
     algorithms: readAlgorithms(options.idTokenAlgorithms),
-    timeout: integerOption('timeout', options.timeout, 5_000, 1, 600_000),
-    maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, 1 << 20, 1, 64 << 20),
-    clockTolerance: integerOption('clockTolerance', options.clockTolerance, 30_000, 0, 600_000),
+    timeout: integerOption('timeout', options.timeout, { fallback: 5_000, min: 1, max: 600_000 }),
+    maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, { fallback: 1 << 20, min: 1, max: 64 << 20 }),
+    clockTolerance: integerOption('clockTolerance', options.clockTolerance, { fallback: 30_000, min: 0, max: 600_000 }),
     now: functionOption('now', options.now, Date.now),
     dispatcher: readDispatcher(options.dispatcher),
   }

@@ -153,14 +153,8 @@ export function resolveGroupsClientOptions(options: GroupsClientOptions): Resolv
     baseUrl: origin + basePath,
     origin,
     basePath,
-    timeout: integerOption('timeout', options.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT),
-    maxResponseBytes: integerOption(
-      'maxResponseBytes',
-      options.maxResponseBytes,
-      DEFAULT_MAX_RESPONSE_BYTES,
-      1,
-      MAX_MAX_RESPONSE_BYTES,
-    ),
+    timeout: integerOption('timeout', options.timeout, { fallback: DEFAULT_TIMEOUT, min: 1, max: MAX_TIMEOUT }),
+    maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, { fallback: DEFAULT_MAX_RESPONSE_BYTES, min: 1, max: MAX_MAX_RESPONSE_BYTES }),
     dispatcher: dispatcherOption(options.dispatcher),
     userAgent: userAgentOption(options.userAgent),
   }

@@ -82,6 +82,8 @@ function validityOf(dated: Membership | Group): Validity {
  * judgeMembership({ basic: 'owner' }, 'admin', DEFAULT_ROLES, Date.now()) // 'ok'
  * ```
  */
+// Public since 0.1.0 with this signature; a fifth, optional parameter rather than a break.
+// eslint-disable-next-line max-params
 export function judgeMembership(
   membership: Membership,
   role: string | undefined,

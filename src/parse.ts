@@ -79,6 +79,7 @@ function clean(value: unknown, depth: number): void {
   // Own keys only: `for...in` would also visit whatever polluted Object.prototype.
   for (const key of Object.keys(fields)) {
     if (UNSAFE_KEYS.has(key)) {
+      // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- dropping exactly the unsafe keys is the point
       delete fields[key]
       continue
     }

@@ -107,7 +107,7 @@ export function createGuard(options: HonoGuardOptions): HonoGuard {
   const credentialsOf = createCredentialsReader(getToken, authorizationOfContext)
   const core = createGuardCore(coreOptions)
 
-  async function settle(c: Context<VootEnv>, next: Next, requirement: Requirement, credentials: Credentials): Promise<Response | void> {
+  async function settle(c: Context<VootEnv>, next: Next, requirement: Requirement, credentials: Credentials): Promise<Response | undefined> {
     let context: VootContext
     try {
       context = await core.authorize(credentials, requirement)
@@ -121,6 +121,7 @@ export function createGuard(options: HonoGuardOptions): HonoGuard {
     }
     c.set('voot', context)
     await next()
+    return undefined
   }
 
   function middleware(requirement: Requirement): MiddlewareHandler<VootEnv> {

@@ -27,6 +27,7 @@ import {
 export interface NestHttpRequest {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>
   // Whatever else the platform and the app's middleware put there (a session, cookies).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- typed by the app (session, cookies), not by us
   readonly [property: string]: any
 }
 
@@ -85,7 +86,7 @@ export interface NestGuardCore {
  * ```
  */
 export function createNestGuardCore(options: VootGuardModuleOptions): NestGuardCore {
-  const { getToken, ...coreOptions } = options ?? ({} as VootGuardModuleOptions)
+  const { getToken, ...coreOptions } = options ?? ({})
   // Express's `req` has Node's raw header list itself; Fastify's `request` keeps it on `.raw`.
   const credentialsOf = createCredentialsReader(getToken, (request: NestHttpRequest) =>
     authorizationOf((request.rawHeaders === undefined ? request.raw : request) as RequestHeaders),

@@ -29,14 +29,15 @@ function requiring(requirement: Requirement): VootDecorator {
     const holder = (descriptor?.value as object | undefined) ?? target
     const previous = (metadata.getMetadata(VOOT_REQUIREMENTS, holder) as readonly Requirement[] | undefined) ?? []
     SetMetadata(VOOT_REQUIREMENTS, [...previous, requirement])(target, key as string | symbol, descriptor as PropertyDescriptor)
-  }) as VootDecorator
+  })
 }
 
 function groupsOf(name: string, groupIds: readonly string[], role: string | undefined): Requirement[] {
   if (!Array.isArray(groupIds) || groupIds.length === 0) {
     throw new InvalidArgumentError(`${name}(): groupIds must be a non-empty array of group ids`)
   }
-  return groupIds.map((id) => group(id, role))
+  // Each id is checked by group(), whatever its type.
+  return (groupIds as readonly string[]).map((id) => group(id, role))
 }
 
 /**
@@ -117,7 +118,7 @@ export function Authenticated(): VootDecorator {
  * ```
  */
 export function Public(): VootDecorator {
-  return SetMetadata(VOOT_PUBLIC, true) as VootDecorator
+  return SetMetadata(VOOT_PUBLIC, true)
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Decision } from '../decision/types.js'
 import { InvalidArgumentError, InvalidTokenError, UpstreamError, type UpstreamErrorCode } from '../errors.js'
 import { assertGroupId } from '../group-id.js'
 import { isRequirement, rolesOf, type Requirement } from '../requirements.js'
-import type { GroupWithMembership, Membership } from '../types.js'
+import type { GroupWithMembership } from '../types.js'
 import { createAnswerStore } from './answer-store.js'
 import { createDecisionLookups } from './decision-lookups.js'
 import { createLookups, type ResolveOptions } from './lookups.js'
@@ -49,12 +49,12 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   const settings = resolveResolverOptions(options)
   const { roles, now, sharedCache: shared } = settings
   const ownsClient = !('myGroups' in settings.client)
-  const client: GroupsClient = ownsClient ? createGroupsClient(settings.client as Parameters<typeof createGroupsClient>[0]) : (settings.client as GroupsClient)
+  const client: GroupsClient = ownsClient ? createGroupsClient(settings.client) : (settings.client)
   const baseUrl = ownsClient ? options.baseUrl : undefined
 
   const telemetry = createTelemetry(settings.onEvent)
   const store = createAnswerStore({ ...settings, digest: shared === undefined ? undefined : (token: string) => shared.tokenId(token) })
-  const gate = createUpstreamGate({ ...settings, onCircuitChange: (change) => telemetry.circuit(change) })
+  const gate = createUpstreamGate({ ...settings, onCircuitChange: (change) => { telemetry.circuit(change); } })
   const notice = createMisconfigurationNotice(baseUrl, settings.logger)
   let lastFailure: { code: UpstreamErrorCode; at: number } | undefined
   const lookup = createLookups({
@@ -135,7 +135,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     async membership(token, groupId, callOptions) {
       assertToken(token)
       assertGroupId(groupId)
-      return lookupsFor({ token, digest: store.digest(token), options: callOptions, at: now() }).membership(groupId) as Promise<Membership | null>
+      return lookupsFor({ token, digest: store.digest(token), options: callOptions, at: now() }).membership(groupId)
     },
 
     check(token, requirement, callOptions) {

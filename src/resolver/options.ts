@@ -163,16 +163,16 @@ export function resolveResolverOptions(options: MembershipResolverOptions): Reso
   const cache = objectOption<CacheOptions>('cache', options.cache)
   refuseUnknownKeys('cache.', cache, CACHE_KEYS)
   return {
-    max: integerOption('cache.max', cache.max, 10_000, 1, 10_000_000),
-    maxBytes: integerOption('cache.maxBytes', cache.maxBytes, 64 << 20, 1 << 16, 2 ** 40),
-    ttl: integerOption('cache.ttl', cache.ttl, 60_000, 0, 86_400_000),
-    negativeTtl: integerOption('cache.negativeTtl', cache.negativeTtl, 10_000, 0, 86_400_000),
-    staleIfError: integerOption('cache.staleIfError', cache.staleIfError, 0, 0, 86_400_000),
-    maxInflight: integerOption('maxInflight', options.maxInflight, 256, 1, 100_000),
-    retries: integerOption('retries', options.retries, 1, 0, 5),
-    retryDelay: integerOption('retryDelay', options.retryDelay, 10, 0, 10_000),
+    max: integerOption('cache.max', cache.max, { fallback: 10_000, min: 1, max: 10_000_000 }),
+    maxBytes: integerOption('cache.maxBytes', cache.maxBytes, { fallback: 64 << 20, min: 1 << 16, max: 2 ** 40 }),
+    ttl: integerOption('cache.ttl', cache.ttl, { fallback: 60_000, min: 0, max: 86_400_000 }),
+    negativeTtl: integerOption('cache.negativeTtl', cache.negativeTtl, { fallback: 10_000, min: 0, max: 86_400_000 }),
+    staleIfError: integerOption('cache.staleIfError', cache.staleIfError, { fallback: 0, min: 0, max: 86_400_000 }),
+    maxInflight: integerOption('maxInflight', options.maxInflight, { fallback: 256, min: 1, max: 100_000 }),
+    retries: integerOption('retries', options.retries, { fallback: 1, min: 0, max: 5 }),
+    retryDelay: integerOption('retryDelay', options.retryDelay, { fallback: 10, min: 0, max: 10_000 }),
     // With a caller's `client`, `timeout` should match its own.
-    budget: integerOption('timeout', options.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT),
+    budget: integerOption('timeout', options.timeout, { fallback: DEFAULT_TIMEOUT, min: 1, max: MAX_TIMEOUT }),
     breaker: circuitBreakerOption(options.circuitBreaker),
     roles: rolesOption(options.roles),
     sharedCache: sharedCacheOption(options.sharedCache),
@@ -252,9 +252,10 @@ function distance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const row = [i]
     for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, substitution)
     }
     previous = row
   }
-  return previous[b.length]!
+  return previous[b.length] ?? 0
 }

@@ -186,7 +186,7 @@ export function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined)
   if (signal === undefined) return promise
   if (signal.aborted) return Promise.reject(new AbortedError())
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new AbortedError())
+    const onAbort = (): void => { reject(new AbortedError()); }
     signal.addEventListener('abort', onAbort, { once: true })
     promise.then(
       (value) => {
