@@ -1,0 +1,29 @@
+/**
+ * `voot-guard/redis`: the shared cache tier on Redis (or Valkey), for apps that run as
+ * several instances. Pass it as the `sharedCache` option of `createMembershipResolver` or of
+ * an adapter's `createGuard`; every instance then shares answers, single-flight and
+ * invalidations. See docs/redis.md.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis'
+ * import { createRedisCache } from 'voot-guard/redis'
+ *
+ * const client = await createClient({ url: process.env.REDIS_URL }).on('error', console.error).connect()
+ * const sharedCache = createRedisCache({ client, secret: process.env.VOOT_CACHE_SECRET!, prefix: 'vg:' })
+ * ```
+ *
+ * @module
+ */
+export { createRedisCache } from './cache.js'
+export type { RedisClientLike, RedisSubscriberLike } from './client.js'
+export type { RedisCacheOptions } from './options.js'
+export type {
+  SharedAnswerKind,
+  SharedCache,
+  SharedCacheKey,
+  SharedCacheSignal,
+  SharedCacheStats,
+  SharedEntry,
+  SharedLock,
+} from '../src/shared-cache.js'
