@@ -67,6 +67,10 @@ export function redisClientOption(value: unknown): RedisClientLike {
   if (typeof candidate !== 'object' || candidate === null) {
     throw new InvalidOptionError('client', 'must be a connected Redis client (node-redis, or one adapted as docs/redis.md shows)')
   }
+  // ioredis has a sendCommand() and a duplicate() of its own, with other meanings.
+  if (typeof (candidate as { status?: unknown }).status === 'string' && typeof (candidate as { call?: unknown }).call === 'function') {
+    throw new InvalidOptionError('client', 'is an ioredis client: adapt it first, as docs/redis.md shows (fromIoredis)')
+  }
   if (typeof candidate.sendCommand !== 'function' || typeof candidate.duplicate !== 'function') {
     throw new InvalidOptionError('client', 'must have sendCommand() and duplicate() (node-redis does; adapt other clients as docs/redis.md shows)')
   }

@@ -10,7 +10,8 @@ import type { SharedCache, SharedCacheSignal } from '../src/shared-cache.js'
 import { createRedisCache, type RedisCacheOptions } from '../redis/index.js'
 import { startRedisServer, type RedisServer } from './support/redis-server.js'
 
-type Client = ReturnType<typeof createClient>
+const newClient = (url: string) => createClient({ url, disableOfflineQueue: true })
+type Client = ReturnType<typeof newClient>
 
 const SECRET = 'k3Jx9-Qw2v7Rz0pLm4Nc8Ty1Ub6Hs5Ga2Fe'
 const TOKEN = 'tok-SECRET-abcdef-0123456789'
@@ -22,7 +23,7 @@ const clients: Client[] = []
 const tiers: SharedCache[] = []
 
 async function connectClient(): Promise<Client> {
-  const client = createClient({ url: redis.url, disableOfflineQueue: true })
+  const client = newClient(redis.url)
   client.on('error', () => {})
   await client.connect()
   clients.push(client)
