@@ -111,9 +111,10 @@ function secretOption(value: unknown): Buffer {
 
 function prefixOption(value: unknown): string {
   if (value === undefined) return 'vg:'
-  // Control characters and whitespace would make keys hard to read and to match in redis-cli.
-  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(value)) {
-    throw new InvalidOptionError('prefix', 'must be 1 to 64 printable ASCII characters without spaces')
+  // Control characters and whitespace would make keys hard to read and to match in redis-cli;
+  // braces would move the Redis Cluster hash tag from the token id into the prefix.
+  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(value) || /[{}]/.test(value)) {
+    throw new InvalidOptionError('prefix', 'must be 1 to 64 printable ASCII characters without spaces or braces')
   }
   return value
 }

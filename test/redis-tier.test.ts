@@ -78,6 +78,7 @@ describe('options', () => {
     ['secret', { client, secret: 42 }],
     ['client', { client: {}, secret: SECRET }],
     ['prefix', { client, secret: SECRET, prefix: 'has space' }],
+    ['prefix', { client, secret: SECRET, prefix: 'app{1}:' }],
     ['timeout', { client, secret: SECRET, timeout: 0 }],
     ['waitTimeout', { client, secret: SECRET, lockTtl: 100, waitTimeout: 200 }],
     ['breaker.cooldown', { client, secret: SECRET, breaker: { cooldown: -1 } }],
@@ -296,8 +297,8 @@ describe('fleet-wide invalidation', () => {
     expect(a.stats().errors + b.stats().errors).toBe(0)
   })
 
-  it('drops only keys under its own prefix', async () => {
-    const [a, b] = [await newTier({ prefix: 'app1:' }), await newTier({ prefix: 'app2:' })]
+  it('drops only keys under its own prefix (glob characters in it match only themselves)', async () => {
+    const [a, b] = [await newTier({ prefix: 'app*:' }), await newTier({ prefix: 'app2:' })]
     await a.set({ tokenId: a.tokenId(TOKEN), kind: 'groups' }, GROUPS, 60_000)
     await b.set({ tokenId: b.tokenId(TOKEN), kind: 'groups' }, GROUPS, 60_000)
     await a.invalidate()
