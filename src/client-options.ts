@@ -4,6 +4,7 @@
  * @module
  */
 import type { Dispatcher } from 'undici'
+import { isLoopbackHost } from './loopback-host.js'
 import { InvalidOptionError } from './errors.js'
 import { baseUrlOption, integerOption } from './option-checks.js'
 import { VERSION } from './version.js'
@@ -89,6 +90,12 @@ export interface GroupsClientOptions {
   dispatcher?: Dispatcher | undefined
   /** The `User-Agent` header; default `voot-guard/<version>`. Visible ASCII and spaces, at most 256 characters. */
   userAgent?: string | undefined
+  /**
+   * Lets a plain `http:` `baseUrl` to a host that is not loopback through. Every bearer
+   * token would cross the network in clear: only for a test rig inside a trusted network.
+   * Default `false` (`http:` only to `localhost`, 127.0.0.0/8 and `[::1]`).
+   */
+  allowInsecureHttp?: boolean | undefined
 }
 
 /**
@@ -132,6 +139,16 @@ export function resolveGroupsClientOptions(options: GroupsClientOptions): Resolv
     throw new InvalidOptionError('baseUrl', 'the options object with a baseUrl is required')
   }
   const { origin, basePath } = parseBaseUrl(options.baseUrl)
+  if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
+    throw new InvalidOptionError('allowInsecureHttp', 'must be a boolean')
+  }
+  const { protocol, hostname } = new URL(origin)
+  if (protocol === 'http:' && !isLoopbackHost(hostname) && options.allowInsecureHttp !== true) {
+    throw new InvalidOptionError(
+      'baseUrl',
+      'must use https: (plain http: would send every bearer token in clear; it is allowed for loopback hosts, or with allowInsecureHttp: true inside a trusted network)',
+    )
+  }
   return {
     baseUrl: origin + basePath,
     origin,

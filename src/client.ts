@@ -130,9 +130,15 @@ interface Call {
   readonly path: string
   readonly token: string | undefined
   readonly signal: AbortSignal | undefined
-  /** Whether a 404 means "no such membership/group" (`null`) rather than a failure. */
+  /** Whether a 404 means "no such membership/group" ({@link NOT_FOUND}) rather than a failure. */
   readonly notFoundIsNull: boolean
 }
+
+/**
+ * What {@link send} resolves with for a 404 that means "no such membership/group". Not
+ * `null`: a 200 whose JSON body is `null` is a broken answer (503), never "not a member".
+ */
+const NOT_FOUND: unique symbol = Symbol('not found')
 
 /**
  * Creates a {@link GroupsClient}. Options are validated here: an invalid one throws
@@ -182,7 +188,7 @@ export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
         signal: callOptions.signal,
         notFoundIsNull: true,
       })
-      return body === null ? null : parsed('me/groups/{groupid}', () => parseMyMembership(body))
+      return body === NOT_FOUND ? null : parsed('me/groups/{groupid}', () => parseMyMembership(body))
     },
 
     async group(groupId, callOptions = {}) {
@@ -194,7 +200,7 @@ export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
         signal: callOptions.signal,
         notFoundIsNull: true,
       })
-      return body === null ? null : parsed('groups/{groupid}', () => parseGroup(body))
+      return body === NOT_FOUND ? null : parsed('groups/{groupid}', () => parseGroup(body))
     },
 
     async members(groupId, callOptions = {}) {
@@ -242,7 +248,7 @@ export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
 }
 
 /**
- * One upstream call: resolves to the parsed JSON of a 200, or `null` for a 404 when
+ * One upstream call: resolves to the parsed JSON of a 200, or {@link NOT_FOUND} for a 404 when
  * `spec.notFoundIsNull`; rejects with a `VootError` otherwise.
  */
 async function send(
@@ -330,7 +336,7 @@ async function readResponse(
   const { endpoint } = spec
   if (status !== 200) {
     await drain(body)
-    if (status === 404 && spec.notFoundIsNull) return null
+    if (status === 404 && spec.notFoundIsNull) return NOT_FOUND
     throw statusError(status, headers, endpoint)
   }
 

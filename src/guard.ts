@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Decision } from './decision.js'
+import type { Decision } from './decision/types.js'
 import {
   ForbiddenError,
   InvalidArgumentError,
@@ -19,7 +19,7 @@ import {
   type MembershipResolver,
   type MembershipResolverOptions,
   type ResolveOptions,
-} from './resolver.js'
+} from './resolver/index.js'
 import { allOf, anyOf, authenticated, group, type Requirement } from './requirements.js'
 import { extractBearerToken, isWellFormedToken } from './token.js'
 import type { GroupWithMembership, Membership } from './types.js'

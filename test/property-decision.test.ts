@@ -21,7 +21,7 @@ import {
 
 const NOW = Date.parse('2026-11-21T12:00:00Z')
 const DAY = 86_400_000
-const ROLES = ['member', 'admin', 'owner'] as const
+const ROLES = ['member', 'manager', 'admin', 'owner'] as const
 const GROUPS = [
   { id: 'fc:adhoc:g0', type: 'tA' },
   { id: 'fc:adhoc:g1', type: 'tA' },
@@ -55,7 +55,7 @@ const date = fc.constantFrom<string | undefined>(
 
 const membership: fc.Arbitrary<Membership> = fc
   .record({
-    basic: fc.constantFrom<string | undefined>(...ROLES, 'superhero', undefined),
+    basic: fc.constantFrom<string | undefined>(...ROLES, 'prospect', 'superhero', undefined),
     active: fc.constantFrom<boolean | undefined>(undefined, true, false),
     notBefore: date,
     notAfter: date,
@@ -124,9 +124,9 @@ function inWindow(m: Membership): boolean {
 
 function satisfies(m: Membership, required: string | undefined): boolean {
   if (!inWindow(m)) return false
-  if (required === undefined) return true
+  // "Any role" is any role the resolver knows: an unknown or missing role satisfies nothing.
   const held = ROLES.indexOf(m.basic as never)
-  return held >= 0 && held >= ROLES.indexOf(required as never)
+  return held >= 0 && (required === undefined || held >= ROLES.indexOf(required as never))
 }
 
 function model(s: Spec, w: World): Outcome {
