@@ -115,6 +115,13 @@ async function fleetRun(redis: RedisServer, emulator: Emulator, withTier: boolea
       outcomes: JSON.stringify(result.outcomes),
     }
     if (!withTier) return row
+    const stats = await Promise.all(urls.map(async (url) => (await request(`${url}/stats`, { dispatcher })).body.json()))
+    row['tier stats, summed'] = JSON.stringify(
+      stats.reduce<Record<string, number>>((sum, one) => {
+        for (const [name, value] of Object.entries(one as Record<string, number>)) sum[name] = (sum[name] ?? 0) + value
+        return sum
+      }, {}),
+    )
     // One request class at a time, sequentially, on instance 0: L1 hit, L2 hit, upstream.
     const [first, second] = urls as [string, string]
     const classes: Record<string, number[]> = { l1: [], l2: [], upstream: [] }

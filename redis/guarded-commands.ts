@@ -89,7 +89,9 @@ export function createGuardedCommands(settings: GuardedCommandSettings): Guarded
       pending++
       let timer: NodeJS.Timeout | undefined
       const deadline = new Promise<typeof FAILED>((resolve) => {
-        timer = setTimeout(() => resolve(FAILED), timeout)
+        // Past the deadline, one more turn of the event loop: a reply that arrived while the
+        // loop was busy elsewhere (its poll phase comes after the timers) still counts.
+        timer = setTimeout(() => setImmediate(() => resolve(FAILED)), timeout)
       })
       let call: Promise<unknown>
       try {

@@ -7,7 +7,7 @@
  *   GET  /groups             -> the token's groups (me/groups)
  *   GET  /check?group=<id>   -> { outcome: 'allowed' | 'denied' | 'invalid' | 'error <status>' }
  *   POST /invalidate         -> drops the token's answers (on every instance)
- *   GET  /stats              -> the tier's stats
+ *   GET  /stats              -> the tier's stats and its error signals by code
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -21,6 +21,10 @@ const client = createClient({ url: process.env.REDIS_URL ?? '', disableOfflineQu
 client.on('error', () => {})
 if (withTier) await client.connect()
 const tier = withTier ? createRedisCache({ client, secret: process.env.VOOT_CACHE_SECRET ?? '' }) : undefined
+const errorCodes: Record<string, number> = {}
+tier?.subscribe((signal) => {
+  if (signal.type === 'error') errorCodes[`error ${signal.code}`] = (errorCodes[`error ${signal.code}`] ?? 0) + 1
+})
 const resolver = createMembershipResolver({ baseUrl: process.env.BASE_URL ?? '', ...(tier === undefined ? {} : { sharedCache: tier }) })
 
 const server = createServer((req, res) => {
@@ -32,7 +36,7 @@ const server = createServer((req, res) => {
   }
   void (async () => {
     if (url.pathname === '/groups') return reply(await resolver.groups(token))
-    if (url.pathname === '/stats') return reply(tier?.stats() ?? {})
+    if (url.pathname === '/stats') return reply({ ...tier?.stats(), ...errorCodes })
     if (url.pathname === '/invalidate') {
       resolver.invalidate(token)
       return reply({ ok: true })
