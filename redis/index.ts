@@ -2,7 +2,8 @@
  * `voot-guard/redis`: the shared cache tier on Redis (or Valkey), for apps that run as
  * several instances. Pass it as the `sharedCache` option of `createMembershipResolver` or of
  * an adapter's `createGuard`; every instance then shares answers, single-flight and
- * invalidations. See docs/redis.md.
+ * invalidations. See docs/redis.md. The `SharedCache` types it implements come from
+ * `voot-guard`.
  *
  * @example
  * ```ts
@@ -18,12 +19,3 @@
 export { createRedisCache } from './cache.js'
 export type { RedisClientLike, RedisSubscriberLike } from './client.js'
 export type { RedisCacheOptions } from './options.js'
-export type {
-  SharedAnswerKind,
-  SharedCache,
-  SharedCacheKey,
-  SharedCacheSignal,
-  SharedCacheStats,
-  SharedEntry,
-  SharedLock,
-} from '../src/shared-cache.js'
