@@ -84,7 +84,7 @@ export interface GroupsClientOptions {
   /**
    * The undici dispatcher for every call (a proxy agent, a `MockAgent` in tests). Default:
    * a keep-alive undici `Pool` for the base URL's origin (at most 64 connections), created
-   * by the client and closed by {@link GroupsClient.close}. A dispatcher given here is never
+   * by the client and closed by {@link voot-guard!GroupsClient.close}. A dispatcher given here is never
    * closed by the client.
    */
   dispatcher?: Dispatcher | undefined

@@ -1,6 +1,6 @@
 /**
- * The HTTP contract of DESIGN.md section 4, row by row, on real servers for Express 4,
- * Express 5, Koa 2 and Koa 3, against the emulator on loopback.
+ * The HTTP contract of DESIGN.md section 4, row by row, on real servers for every framework
+ * of FRAMEWORKS in test/support/apps.ts, against the emulator on loopback.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'

@@ -226,6 +226,26 @@ describe('decisions against a reference model', () => {
     expect(warmAllowed).toBeGreaterThan(0)
   })
 
+  it('the warm path, whenever it decides, deep-equals what check decided on the same cache', async () => {
+    let compared = 0
+    await fc.assert(
+      fc.asyncProperty(world, spec, fc.array(spec, { maxLength: 3 }), async (w, s, others) => {
+        const resolver = createMembershipResolver({ client: clientFor(w), now: () => NOW, cache: { max: 64 } })
+        // Other requirements first, so that the cache holds a random mix of answers.
+        for (const other of others) await resolver.check('opaque-token', build(other)).catch(() => undefined)
+        const requirement = build(s)
+        const cold = await resolver.check('opaque-token', requirement).catch(() => undefined)
+        const warm = resolver.checkCached?.('opaque-token', requirement)
+        if (warm === undefined) return
+        compared++
+        expect(warm).toEqual(cold)
+        expect(await resolver.check('opaque-token', requirement)).toEqual(warm)
+      }),
+      { numRuns: 300 },
+    )
+    expect(compared).toBeGreaterThan(0)
+  })
+
   it('a partial me/groups never turns an allowed decision into a denial', async () => {
     await fc.assert(
       fc.asyncProperty(world, spec, async (w, s) => {

@@ -117,6 +117,14 @@ describe('decision rules', () => {
     await expect(resolver.check('bob-token', group(ORG, 'steward'))).rejects.toThrow(/Unknown role/)
   })
 
+  it('an allowed anyOf names the alternative that held, cold and warm alike', async () => {
+    const requirement = anyOf(group('fc:adhoc:nope'), group('fc:adhoc:partial'))
+    const cold = await resolver.check('bob-token', requirement)
+    expect(cold).toEqual({ allowed: true, reason: 'member', requirement: 'group fc:adhoc:partial', groupId: 'fc:adhoc:partial' })
+    expect(resolver.checkCached?.('bob-token', requirement)).toEqual(cold)
+    expect(await resolver.check('bob-token', requirement)).toEqual(cold)
+  })
+
   it('anyOf is allowed by one alternative from the list without asking about the others', async () => {
     const decision = await resolver.check('alice-token', anyOf(group('fc:adhoc:other'), group(ORG, 'admin')))
     expect(decision.allowed).toBe(true)

@@ -20,6 +20,7 @@ import {
   createCredentialsReader,
   createGuardCore,
   createGuards,
+  splitGuardOptions,
   type Credentials,
   type FoundToken,
   type GuardOptions,
@@ -72,7 +73,7 @@ export type KoaGuard = Guards<Middleware>
  * ```
  */
 export function createGuard(options: KoaGuardOptions): KoaGuard {
-  const { getToken, ...coreOptions } = options
+  const { getToken, coreOptions } = splitGuardOptions(options)
   const credentialsOf = createCredentialsReader(getToken, (ctx: Context) => authorizationOf(ctx.req))
   const core = createGuardCore(coreOptions)
 
