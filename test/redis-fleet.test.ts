@@ -27,19 +27,20 @@ let redis: RedisServer
 let emulator: Emulator
 const instances: Instance[] = []
 
-async function startInstance(): Promise<Instance> {
+/** `timeout`: the tier's deadline; far above a loaded machine's stalls unless a test is about faults. */
+async function startInstance(timeout: number): Promise<Instance> {
   const client = newClient(redis.url)
   client.on('error', () => {})
   await client.connect()
-  const tier = createRedisCache({ client, secret: SECRET, breaker: { failureThreshold: 1000 } })
+  const tier = createRedisCache({ client, secret: SECRET, timeout, breaker: { failureThreshold: 1000 } })
   const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, sharedCache: tier })
   const instance = { resolver, tier, client }
   instances.push(instance)
   return instance
 }
 
-async function fleet(size: number): Promise<Instance[]> {
-  const started = await Promise.all(Array.from({ length: size }, () => startInstance()))
+async function fleet(size: number, timeout = 2_000): Promise<Instance[]> {
+  const started = await Promise.all(Array.from({ length: size }, () => startInstance(timeout)))
   await subscribed(started)
   return started
 }
@@ -164,7 +165,7 @@ describe('a fleet sharing one Redis', () => {
 describe('Redis faults never decide', () => {
   it.each(['frozen', 'stopped'] as const)('Redis %s: every request is still allowed or denied from the group service, never 503', async (fault) => {
     emulator = await startEmulator()
-    const [a, b] = await fleet(2)
+    const [a, b] = await fleet(2, 50)
     const bob = emulator.issueToken('bob')
     const alice = emulator.issueToken('alice')
     expect(await outcome(a!.resolver.check(bob, group(ORG_ID)))).toBe('allowed')
@@ -182,7 +183,7 @@ describe('Redis faults never decide', () => {
 
   it('Redis restarted: the fleet shares answers again', async () => {
     emulator = await startEmulator()
-    const [a, b] = await fleet(2)
+    const [a, b] = await fleet(2, 50)
     await redis.stop()
     await redis.start()
     // A fresh token each round: an answer a fetched while its client was reconnecting is in its L1 only.

@@ -56,8 +56,8 @@ describe('ioredis', () => {
     const node = createClient({ url: server.url })
     node.on('error', () => {})
     await node.connect()
-    const viaIo = createRedisCache({ client: fromIoredis(io), secret: SECRET })
-    const viaNode = createRedisCache({ client: node, secret: SECRET })
+    const viaIo = createRedisCache({ client: fromIoredis(io), secret: SECRET, timeout: 2_000 })
+    const viaNode = createRedisCache({ client: node, secret: SECRET, timeout: 2_000 })
     try {
       const tokenId = viaIo.tokenId('token')
       const key = { tokenId, kind: 'membership', groupId: 'fc:org:example.org' } as const

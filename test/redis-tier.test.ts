@@ -31,7 +31,8 @@ async function connectClient(): Promise<Client> {
 }
 
 async function newTier(options: Partial<RedisCacheOptions> = {}): Promise<SharedCache> {
-  const tier = createRedisCache({ client: await connectClient(), secret: SECRET, ...options })
+  // A deadline far above a loaded machine's stalls: these tests are about what is stored (faults: redis-faults.test.ts).
+  const tier = createRedisCache({ client: await connectClient(), secret: SECRET, timeout: 2_000, ...options })
   tiers.push(tier)
   return tier
 }

@@ -2,7 +2,8 @@
  * One instance of an app, as its own process, for the fleet tests: a resolver with the
  * shared Redis tier behind a tiny HTTP API on a free loopback port, printed as
  * `listening <url>` on stdout. Reads REDIS_URL, BASE_URL and VOOT_CACHE_SECRET from the
- * environment (NO_TIER=1: no shared tier, for the bench's baseline); SIGTERM closes it.
+ * environment (REDIS_TIMEOUT: the tier's deadline; NO_TIER=1: no shared tier, for the bench's
+ * baseline); SIGTERM closes it.
  *
  *   GET  /groups             -> the token's groups (me/groups)
  *   GET  /check?group=<id>   -> { outcome: 'allowed' | 'denied' | 'invalid' | 'error <status>' }
@@ -20,7 +21,8 @@ const withTier = process.env.NO_TIER !== '1'
 const client = createClient({ url: process.env.REDIS_URL ?? '', disableOfflineQueue: true })
 client.on('error', () => {})
 if (withTier) await client.connect()
-const tier = withTier ? createRedisCache({ client, secret: process.env.VOOT_CACHE_SECRET ?? '' }) : undefined
+const timeout = process.env.REDIS_TIMEOUT === undefined ? {} : { timeout: Number(process.env.REDIS_TIMEOUT) }
+const tier = withTier ? createRedisCache({ client, secret: process.env.VOOT_CACHE_SECRET ?? '', ...timeout }) : undefined
 const errorCodes: Record<string, number> = {}
 tier?.subscribe((signal) => {
   if (signal.type === 'error') errorCodes[`error ${signal.code}`] = (errorCodes[`error ${signal.code}`] ?? 0) + 1
