@@ -22,6 +22,7 @@ const expected = {
   'voot-guard/nestjs': ['VootGuardModule', 'VootGuard', 'RequireGroup', 'RequireAnyGroup', 'RequireAllGroups', 'RequireVoot', 'Authenticated', 'Public', 'Voot'],
   'voot-guard/testing': ['startEmulator'],
   'voot-guard/oauth': ['createOAuthClient'],
+  'voot-guard/redis': ['createRedisCache'],
 }
 let failed = false
 // Every subpath in `exports` is checked, listed in `expected` or not.

@@ -131,8 +131,17 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
   /** The shared tier's answer, another instance's (when it holds the lock), or our own call. */
   async function fill(tier: SharedCache, lookup: Lookup, place: Place, self: Flight, deadline: number, context: ResolveContext | undefined): Promise<unknown> {
     const key = sharedKey(lookup)
-    const hit = await tier.get(key)
-    telemetry.shared(place, hit !== undefined)
+    // Read at once with the answer: another instance's 401 for this token (its revocation).
+    const [hit, refused] = await Promise.all([tier.get(key), tier.get({ tokenId: lookup.digest, kind: 'invalid' })])
+    telemetry.shared(place, hit !== undefined || refused !== undefined)
+    if (refused !== undefined) {
+      mark(lookup, context, 'l2')
+      if (!self.discard) {
+        store.markInvalid(lookup.digest, now())
+        gate.discard(store.prefixOf(lookup.digest))
+      }
+      throw new InvalidTokenError()
+    }
     if (hit !== undefined) return fromShared(lookup, hit, self, deadline, context)
     const lock = await tier.acquire(key)
     if (!lock.owned) {
@@ -223,7 +232,11 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
   function revoke(digest: string, at: number): void {
     store.markInvalid(digest, at)
     gate.discard(store.prefixOf(digest))
-    if (shared !== undefined) void shared.invalidate(digest)
+    if (shared !== undefined) {
+      const tier = shared
+      // Every instance drops its answers; the marker is written after, as invalidate drops it too.
+      void tier.invalidate(digest).then(() => tier.set({ tokenId: digest, kind: 'invalid' }, true, parts.negativeTtl))
+    }
   }
 
   return (lookup) => {
