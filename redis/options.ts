@@ -76,9 +76,9 @@ export function redisCacheSettings(options: RedisCacheOptions): RedisCacheSettin
   const client = redisClientOption(given.client)
   const secret = secretOption(given.secret)
   const prefix = prefixOption(given.prefix)
-  const timeout = integerOption('timeout', given.timeout, 50, 1, 10_000)
-  const lockTtl = integerOption('lockTtl', given.lockTtl, 2_000, 10, 60_000)
-  const waitTimeout = integerOption('waitTimeout', given.waitTimeout, lockTtl, 0, lockTtl)
+  const timeout = integerOption('timeout', given.timeout, { fallback: 50, min: 1, max: 10_000 })
+  const lockTtl = integerOption('lockTtl', given.lockTtl, { fallback: 2_000, min: 10, max: 60_000 })
+  const waitTimeout = integerOption('waitTimeout', given.waitTimeout, { fallback: lockTtl, min: 0, max: lockTtl })
   const breaker = objectOption<NonNullable<RedisCacheOptions['breaker']>>('breaker', given.breaker)
   return {
     client,
@@ -87,11 +87,11 @@ export function redisCacheSettings(options: RedisCacheOptions): RedisCacheSettin
     timeout,
     lockTtl,
     waitTimeout,
-    maxGroupsPerToken: integerOption('maxGroupsPerToken', given.maxGroupsPerToken, 64, 1, 10_000),
-    maxPending: integerOption('maxPending', given.maxPending, 1_000, 1, 100_000),
-    maxValueBytes: integerOption('maxValueBytes', given.maxValueBytes, 1 << 20, 64, 1 << 24),
-    failureThreshold: integerOption('breaker.failureThreshold', breaker.failureThreshold, 5, 1, 1_000),
-    cooldown: integerOption('breaker.cooldown', breaker.cooldown, 5_000, 1, 3_600_000),
+    maxGroupsPerToken: integerOption('maxGroupsPerToken', given.maxGroupsPerToken, { fallback: 64, min: 1, max: 10_000 }),
+    maxPending: integerOption('maxPending', given.maxPending, { fallback: 1_000, min: 1, max: 100_000 }),
+    maxValueBytes: integerOption('maxValueBytes', given.maxValueBytes, { fallback: 1 << 20, min: 64, max: 1 << 24 }),
+    failureThreshold: integerOption('breaker.failureThreshold', breaker.failureThreshold, { fallback: 5, min: 1, max: 1_000 }),
+    cooldown: integerOption('breaker.cooldown', breaker.cooldown, { fallback: 5_000, min: 1, max: 3_600_000 }),
   }
 }
 
