@@ -64,7 +64,7 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
   }
 
   const commands = createGuardedCommands({ ...settings, onError: reportError })
-  const bus = createInvalidationBus(settings.client, names.channel, emit, (code) => reportError('subscribe', code))
+  const bus = createInvalidationBus(settings.client, names.channel, emit, (code) => { reportError('subscribe', code); })
 
   function send(operation: Operation, args: string[]): Promise<unknown> {
     return closed ? Promise.resolve(FAILED) : commands.send(operation, args)
@@ -75,14 +75,14 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
     const entryKey = names.entry(key)
     const reply = await send(operation, ['EVAL', READ_SCRIPT, '2', entryKey, names.lock(key)])
     if (reply === FAILED) return undefined
-    if (!Array.isArray(reply) || reply.length !== 2) return unreadable(operation)
+    if (!Array.isArray(reply) || reply.length !== 2) { unreadable(operation); return; }
     const [stored, second] = reply as [unknown, unknown]
     if (stored === '' || stored === null) return { absent: true, locked: Number(second) === 1 }
     const ttlMs = Number(second)
     // Expired between the two reads, or a key without a TTL (not written by a tier): a miss.
     if (!Number.isInteger(ttlMs) || ttlMs <= 0) return { absent: true, locked: false }
     const decoded = typeof stored === 'string' ? codec.decode(entryKey, stored) : undefined
-    if (decoded === undefined) return unreadable(operation)
+    if (decoded === undefined) { unreadable(operation); return; }
     return { value: decoded.value, ttlMs }
   }
 
@@ -197,9 +197,10 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
 
     stats: () => ({ ...counts }) satisfies SharedCacheStats,
 
-    async close() {
+    close() {
       closed = true
       bus.close()
+      return Promise.resolve()
     },
   }
   return tier
