@@ -24,7 +24,9 @@ import {
   parseMyMembership,
 } from './parse.js'
 import { isWellFormedToken, MAX_TOKEN_LENGTH } from './token.js'
-import { DEFAULT_POOL_CONNECTIONS, NOT_FOUND, parsed, send, type Call } from './upstream-call.js'
+import { DEFAULT_POOL_CONNECTIONS, NOT_FOUND, parsed, send, type Call, type GroupsEndpoint } from './upstream-call.js'
+
+export type { GroupsEndpoint } from './upstream-call.js'
 import type { Group, GroupType, GroupWithMembership, MemberEntry, Membership } from './types.js'
 
 export type { GroupsClientOptions } from './client-options.js'
@@ -41,22 +43,6 @@ export interface CallOptions {
   /** Gives up the call when it fires: the call rejects with `AbortedError`. */
   signal?: AbortSignal | undefined
 }
-
-/**
- * The endpoint templates, as they appear in `UpstreamError.endpoint`.
- *
- * @example
- * ```ts
- * if (err instanceof UpstreamError && err.endpoint === 'me/groups/{groupid}') retryLater()
- * ```
- */
-export type GroupsEndpoint =
-  | 'me/groups'
-  | 'me/groups/{groupid}'
-  | 'groups/{groupid}'
-  | 'groups/{groupid}/members'
-  | 'groups'
-  | 'grouptypes'
 
 /**
  * A client of the six group endpoints. Created by {@link createGroupsClient}.

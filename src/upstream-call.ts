@@ -10,13 +10,28 @@ import type { Dispatcher } from 'undici'
 import { AbortedError, InsufficientScopeError, InvalidTokenError, UpstreamError, VootError } from './errors.js'
 import type { UpstreamErrorCode } from './errors.js'
 import type { ResolvedGroupsClientOptions } from './client-options.js'
-import type { GroupsEndpoint } from './client.js'
 import { BodyShapeError, parseJson } from './parse.js'
 import { parseRetryAfter } from './retry-after.js'
 
 const ERROR_BODY_DRAIN_LIMIT = 64 * 1024
 
 // A bounded pool: callers above this many concurrent calls queue (within their deadline).
+/**
+ * The endpoint templates, as they appear in `UpstreamError.endpoint`.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof UpstreamError && err.endpoint === 'me/groups/{groupid}') retryLater()
+ * ```
+ */
+export type GroupsEndpoint =
+  | 'me/groups'
+  | 'me/groups/{groupid}'
+  | 'groups/{groupid}'
+  | 'groups/{groupid}/members'
+  | 'groups'
+  | 'grouptypes'
+
 export const DEFAULT_POOL_CONNECTIONS = 64
 
 const JSON_MEDIA_TYPE = /^(?:application\/json|[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]*\+json)\s*(?:;.*)?$/i
