@@ -13,9 +13,6 @@ import type { ResolvedGroupsClientOptions } from './client-options.js'
 import { BodyShapeError, parseJson } from './parse.js'
 import { parseRetryAfter } from './retry-after.js'
 
-const ERROR_BODY_DRAIN_LIMIT = 64 * 1024
-
-// A bounded pool: callers above this many concurrent calls queue (within their deadline).
 /**
  * The endpoint templates, as they appear in `UpstreamError.endpoint`.
  *
@@ -32,6 +29,9 @@ export type GroupsEndpoint =
   | 'groups'
   | 'grouptypes'
 
+const ERROR_BODY_DRAIN_LIMIT = 64 * 1024
+
+// A bounded pool: callers above this many concurrent calls queue (within their deadline).
 export const DEFAULT_POOL_CONNECTIONS = 64
 
 const JSON_MEDIA_TYPE = /^(?:application\/json|[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]*\+json)\s*(?:;.*)?$/i
