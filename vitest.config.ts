@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^voot-guard\/koa$/, replacement: source('./adapters/koa/index.ts') },
       { find: /^voot-guard\/testing$/, replacement: source('./testing/index.ts') },
       { find: /^voot-guard\/oauth$/, replacement: source('./oauth/index.ts') },
+      { find: /^voot-guard\/otel$/, replacement: source('./otel/index.ts') },
     ],
   },
   test: {

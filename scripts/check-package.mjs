@@ -12,6 +12,7 @@ const expected = {
   'voot-guard/koa': ['createGuard'],
   'voot-guard/testing': ['startEmulator'],
   'voot-guard/oauth': ['createOAuthClient'],
+  'voot-guard/otel': ['instrumentVootGuard'],
 }
 let failed = false
 for (const [specifier, names] of Object.entries(expected)) {
