@@ -41,9 +41,12 @@ export interface OtelHarness {
   shutdown(): Promise<void>
 }
 
-/** The SDK with in-memory exporters, plus undici's instrumentation feeding the same tracer provider. */
-export function startOtelHarness(): OtelHarness {
-  registerContextManager()
+/**
+ * The SDK with in-memory exporters, plus undici's instrumentation feeding the same tracer
+ * provider; the context manager too unless `registerContext` is false (the test registers it).
+ */
+export function startOtelHarness(options: { registerContext?: boolean } = {}): OtelHarness {
+  if (options.registerContext !== false) registerContextManager()
   const spanExporter = new InMemorySpanExporter()
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spanExporter)] })
   const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE)
