@@ -105,6 +105,10 @@ const profile: Profile = roundsArgument === undefined ? chosen : { ...chosen, pa
 const onlyArgument = process.argv[process.argv.indexOf('--only') + 1]
 const only = process.argv.includes('--only') && onlyArgument !== undefined ? new Set(onlyArgument.split(',')) : undefined
 const wanted = (...figures: string[]): boolean => only === undefined || figures.some((figure) => only.has(figure))
+// `--frameworks fastify,hono` loads only those servers in figure 2 (express5, express4, koa3, fastify, hono).
+const frameworksArgument = process.argv[process.argv.indexOf('--frameworks') + 1]
+const frameworks = process.argv.includes('--frameworks') && frameworksArgument !== undefined ? new Set(frameworksArgument.split(',')) : undefined
+const wantedFramework = (name: string): boolean => frameworks === undefined || frameworks.has(name)
 const rows: Row[] = []
 const details: Record<string, unknown> = {}
 const progress = (line: string): void => void process.stderr.write(`${line}\n`)
@@ -124,7 +128,13 @@ async function stop(...stopping: Child<unknown>[]): Promise<void> {
 }
 
 function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
-  const script = config.framework === 'koa3' ? './servers/koa.js' : './servers/express.js'
+  const scripts: Partial<Record<ServerConfig['framework'], string>> = {
+    koa3: './servers/koa.js',
+    fastify: './servers/fastify.js',
+    hono: './servers/hono.js',
+    'nest-express': './servers/nest.js',
+  }
+  const script = scripts[config.framework] ?? './servers/express.js'
   return start<ServerReady>(script, [JSON.stringify(config)], SERVER_CPU)
 }
 
@@ -313,7 +323,11 @@ async function otherFrameworks(emulator: Child<EmulatorReady>, token: string): P
   for (const [framework, label, target] of [
     ['express4', 'Express 4', 0.93],
     ['koa3', 'Koa 3', 0.92],
+    ['fastify', 'Fastify 5', 0.95],
+    ['hono', 'Hono 4 (node server)', 0.95],
+    ['nest-express', 'Nest 12 (Express platform)', 0.97],
   ] as const) {
+    if (!wantedFramework(framework)) continue
     progress(`2. warm cache, ${label}`)
     const server = await startServer({ framework, baseUrl: emulator.ready.baseUrl })
     await expectStatus(server.ready.port, '/guarded', token, 200)
@@ -547,7 +561,7 @@ async function main(): Promise<void> {
   const [token] = await emulator.call<string[]>('issue', { user: 'alice', count: 1 })
   let bareRps: number | undefined
   let bareCpuUs: number | undefined
-  if (wanted('2', '3')) {
+  if (wanted('2', '3') && wantedFramework('express5')) {
     const express5 = await warmThroughput(emulator, token ?? '')
     bareRps = medianRps(express5.pair, 'bare')
     bareCpuUs = express5.bareCpuUs
@@ -574,7 +588,7 @@ async function main(): Promise<void> {
       })
     }
   }
-  if (profile.otherFrameworks && wanted('2')) await otherFrameworks(emulator, token ?? '')
+  if ((profile.otherFrameworks || frameworks !== undefined) && wanted('2')) await otherFrameworks(emulator, token ?? '')
   if (profile.cold !== undefined && wanted('4')) await coldPath(profile.cold)
   if (wanted('8')) await failures(emulator)
   await stop(emulator)

@@ -5,11 +5,11 @@
  * @module
  */
 import { DEFAULT_TIMEOUT } from '../src/client-options.js'
-import type { Decision, DecisionReason } from '../src/decision.js'
+import type { Decision, DecisionReason } from '../src/decision/types.js'
 import { InvalidArgumentError } from '../src/errors.js'
 import { DEFAULT_ROLES } from '../src/membership.js'
 import { group } from '../src/requirements.js'
-import { createMembershipResolver } from '../src/resolver.js'
+import { createMembershipResolver } from '../src/resolver/index.js'
 import type { Command } from './command.js'
 import { EXIT_DENIED, EXIT_OK } from './exit-codes.js'
 import { formatFields } from './table.js'

@@ -5,6 +5,7 @@
  * @module
  */
 import { InvalidArgumentError } from '../src/errors.js'
+import { EMULATOR_DIALECTS, type EmulatorDialect } from '../testing/dialect.js'
 import type { Emulator } from '../testing/emulator.js'
 import { integerArgument, parseCommandArguments } from './arguments.js'
 import type { Command } from './command.js'
@@ -13,6 +14,7 @@ import { EXIT_OK } from './exit-codes.js'
 import { isAddressInUse, withPortFallback } from './port-fallback.js'
 import { shellQuote } from './shell-quote.js'
 import { processStopSignal, untilAborted } from './stop-signal.js'
+import { exposedHostWarning, isLoopbackListenHost } from './listen-host.js'
 import { formatFields, formatTable } from './table.js'
 import { printable } from './terminal-text.js'
 
@@ -30,23 +32,28 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   data: { type: 'string' },
+  dialect: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
-const HELP = `Usage: voot-guard emulator [--port N] [--host H] [--data FILE] [--json]
+const HELP = `Usage: voot-guard emulator [--port N] [--host H] [--dialect D] [--data FILE] [--json]
 
-Runs an emulator of a VOOT group service (all six group endpoints, also under /v1/) and of
-its OAuth 2.0 / OpenID Connect authorization server, for development and tests. It prints
-its addresses and a ready-made personal token for every user of the data set, and runs
-until Ctrl-C (SIGINT) or SIGTERM. Not for production: tokens live in memory only.
+Runs an emulator of a VOOT group service and of its OAuth 2.0 / OpenID Connect
+authorization server, for development and tests. It prints its addresses and a ready-made
+personal token for every user of the data set, and runs until Ctrl-C (SIGINT) or SIGTERM.
+Not for production: tokens live in memory only, and anyone who reaches it gets tokens.
 
 Options:
   --port N       port to listen on (default: ${EMULATOR_PREFERRED_PORT}, or any free port when ${EMULATOR_PREFERRED_PORT} is taken; 0 = any)
-  --host H       address to listen on (default: 127.0.0.1)
+  --host H       address to listen on (default: 127.0.0.1; any other than loopback prints a
+                 warning: whoever reaches it gets tokens)
+  --dialect D    the service to play: dataporten (default; Feide/Dataporten's groups API
+                 under /groups, also /groups/v1) or openconext (SURFconext's OpenConext-voot
+                 at the root: /me/groups, URN ids, roles prospect < member < manager < admin < owner)
   --data FILE    a JSON data set (groups, group types, users, clients) instead of the
-                 built-in one (alice, bob, carol, dave, erin, frank at example.org)
-  --json         print {"baseUrl","authUrl","tokens":{user: token}} as one JSON line
+                 built-in one of the dialect (alice, bob, carol, dave, erin, frank)
+  --json         print {"baseUrl","authUrl","dialect","tokens":{user: token}} as one JSON line
   -h, --help     show this help
 `
 
@@ -78,11 +85,15 @@ export const emulatorCommand: Command = {
       }
       json = values.json === true
       const port = values.port === undefined ? undefined : integerArgument('port', values.port, 0, 0, 65_535)
+      const dialect = dialectArgument(values.dialect)
+      // Before binding: the warning matters even when the address then fails to bind.
+      if (values.host !== undefined && !isLoopbackListenHost(values.host)) io.stderr.write(exposedHostWarning(values.host))
       // Loaded only here: `check` and `groups` need none of the emulator's code.
       const { startEmulator } = await import('../testing/emulator.js')
       const start = (listenOn: number): Promise<Emulator> =>
         startEmulator({
           port: listenOn,
+          dialect,
           ...(values.host === undefined ? {} : { host: values.host }),
           ...(values.data === undefined ? {} : { data: values.data }),
         })
@@ -96,7 +107,7 @@ export const emulatorCommand: Command = {
       const tokens = Object.fromEntries(running.data.users.map((user) => [user.id, running.issueToken(user.id)]))
       io.stdout.write(
         json
-          ? `${JSON.stringify({ baseUrl: running.baseUrl, authUrl: running.authUrl, tokens })}\n`
+          ? `${JSON.stringify({ baseUrl: running.baseUrl, authUrl: running.authUrl, dialect: running.dialect, tokens })}\n`
           : formatStarted(running, tokens, values.data),
       )
       await untilAborted(stopped)
@@ -112,6 +123,13 @@ export const emulatorCommand: Command = {
   },
 }
 
+function dialectArgument(text: string | undefined): EmulatorDialect {
+  if (text === undefined) return 'dataporten'
+  const dialect = EMULATOR_DIALECTS.find((each) => each === text.trim().toLowerCase())
+  if (dialect === undefined) throw new InvalidArgumentError(`--dialect must be one of ${EMULATOR_DIALECTS.join(', ')}`)
+  return dialect
+}
+
 function formatStarted(emulator: Emulator, tokens: Readonly<Record<string, string>>, dataFile: string | undefined): string {
   const users = emulator.data.users
   const firstGroup = users.flatMap((user) => user.memberships)[0]?.groupId
@@ -120,8 +138,9 @@ function formatStarted(emulator: Emulator, tokens: Readonly<Record<string, strin
     '',
     formatFields([
       ['base URL', `${emulator.baseUrl}   (--base-url, VOOT_BASE_URL)`],
+      ['dialect', emulator.dialect === 'openconext' ? 'openconext (SURFconext OpenConext-voot, at the root)' : 'dataporten (Feide/Dataporten, under /groups)'],
       ['auth URL', `${emulator.authUrl}   (OpenID Connect discovery: ${emulator.authUrl}/.well-known/openid-configuration)`],
-      ['data', dataFile ?? 'built-in demo data (example.org)'],
+      ['data', dataFile ?? `built-in demo data (${emulator.dialect === 'openconext' ? 'SURFconext-style URN groups' : 'example.org'})`],
     ]).trimEnd(),
     '',
     'Personal tokens with the groups scope, valid 8 hours, forgotten when the emulator stops:',

@@ -51,9 +51,11 @@ export interface DemoGuideInput {
   readonly tokens: Readonly<Record<string, string>>
   /** A token of alice's for which the emulator answers 500. */
   readonly faultToken: string
+  /** The example served, as the guide names it. Default the Express example. */
+  readonly example?: string
 }
 
-/** The routes of examples/express/app.ts, as the guide lists them. */
+/** The routes of examples/express/app.ts (and of every other example), as the guide lists them. */
 const ROUTES: readonly (readonly [string, string])[] = [
   ['GET /api/me', 'any valid personal token; answers with your groups'],
   ['GET /api/staff', 'employees of example.org: group fc:org:example.org, role admin (on fc:org groups admin = employee)'],
@@ -113,7 +115,7 @@ export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLin
   const users = Object.entries(input.tokens)
   const bob = input.tokens.bob
   return [
-    'voot-guard demo: the Express example (examples/express/app.ts) guarded by voot-guard,',
+    `voot-guard demo: ${input.example ?? 'the Express example (examples/express/app.ts)'} guarded by voot-guard,`,
     'asking the built-in emulator of a VOOT group service.',
     '',
     `  app        ${input.appUrl}`,

@@ -1,5 +1,6 @@
 /**
- * `npm start`: the emulator of a VOOT group service and the Express example app, started
+ * `npm start`: the emulator of a VOOT group service and an example app (Express, or
+ * `npm start -- --framework koa|fastify|hono|fetch`), started
  * together, with a guide to try them (routes, a token per demo user, `curl` lines for an
  * allow, a 403, a 401 and a 503). Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
  *
@@ -8,11 +9,12 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
-import { createApp } from '../examples/express/app.js'
+import { parseArgs } from 'node:util'
+import { demoApp, frameworkArgument, type DemoFramework } from './frameworks.js'
 import { withPortFallback } from '../cli/port-fallback.js'
 import { processStopSignal, untilAborted } from '../cli/stop-signal.js'
 import { InvalidOptionError } from 'voot-guard'
-import { startEmulator, type Emulator } from 'voot-guard/testing'
+import { startEmulator, type Emulator, type EmulatorDialect } from 'voot-guard/testing'
 import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
 
 export type { DemoCurlLine } from './guide.js'
@@ -52,8 +54,12 @@ export interface DemoOptions {
   port?: number
   /** The emulator's port. Default {@link DEMO_EMULATOR_PORT} (4000), or any free port when it is taken. */
   emulatorPort?: number
+  /** The example app to serve: `express` (default), `koa`, `fastify`, `hono` or `fetch`. */
+  framework?: DemoFramework
   /** Receives the guide. Default: written to stdout. */
   print?: (guide: string) => void
+  /** The service the emulator plays (`npm start -- --dialect openconext`). Default `'dataporten'`. */
+  dialect?: EmulatorDialect
 }
 
 /**
@@ -67,7 +73,7 @@ export interface DemoOptions {
  * ```
  */
 export interface Demo {
-  /** The Express app, such as `http://127.0.0.1:3000`. */
+  /** The example app, such as `http://127.0.0.1:3000`. */
   readonly appUrl: string
   /** The emulator behind it. */
   readonly emulator: Emulator
@@ -84,7 +90,7 @@ export interface Demo {
 }
 
 /**
- * Starts the emulator and the Express example on 127.0.0.1, injects a fault for one token,
+ * Starts the emulator and an example app (Express unless `framework` says otherwise) on 127.0.0.1, injects a fault for one token,
  * and prints the guide.
  *
  * @throws {@link InvalidOptionError} for an invalid option; the listen error when a port
@@ -98,16 +104,20 @@ export interface Demo {
  * ```
  */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
-  const { port, emulatorPort, print = (guide: string) => void process.stdout.write(guide) } = options
+  const { port, emulatorPort, framework = 'express', print = (guide: string) => void process.stdout.write(guide) } = options
   checkPort('port', port)
   checkPort('emulatorPort', emulatorPort)
   if (typeof print !== 'function') throw new InvalidOptionError('print', 'must be a function')
 
-  const startOn = (listenOn: number): Promise<Emulator> => startEmulator({ port: listenOn })
+  const dialect = options.dialect === undefined ? {} : { dialect: options.dialect }
+  const startOn = (listenOn: number): Promise<Emulator> => startEmulator({ port: listenOn, ...dialect })
   const emulator = emulatorPort === undefined ? await withPortFallback(DEMO_EMULATOR_PORT, startOn) : await startOn(emulatorPort)
   let server: Server | undefined
+  let example: string
   try {
-    const app = createServer(createApp(emulator.baseUrl))
+    const served = await demoApp(framework, emulator.baseUrl)
+    example = served.example
+    const app = createServer(served.listener)
     server = app
     const listenOn = (appPort: number): Promise<void> => listen(app, appPort)
     await (port === undefined ? withPortFallback(DEMO_APP_PORT, listenOn) : listenOn(port))
@@ -121,7 +131,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const faultToken = emulator.issueToken('alice')
   // Every group-service call made with this token answers 500, as an outage would.
   emulator.faults.add({ kind: 'status', status: 500 }, { token: faultToken })
-  const input = { appUrl, baseUrl: emulator.baseUrl, authUrl: emulator.authUrl, tokens, faultToken }
+  const input = { appUrl, baseUrl: emulator.baseUrl, authUrl: emulator.authUrl, tokens, faultToken, example }
   const curlLines = demoCurlLines(input)
   const guide = demoGuide(input, curlLines)
   print(guide)
@@ -168,7 +178,13 @@ function listen(server: Server, port: number): Promise<void> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const stop = processStopSignal({ forceExitAfterMs: 5_000 })
   try {
-    const demo = await startDemo()
+    // `npm start -- --framework fastify --dialect openconext`; unknown values are refused, naming the option.
+    const { dialect } = parseArgs({ options: { dialect: { type: 'string' } }, strict: false, allowPositionals: true }).values
+    const framework = frameworkArgument(process.argv.slice(2)) as DemoFramework | undefined
+    const demo = await startDemo({
+      ...(framework === undefined ? {} : { framework }),
+      ...(typeof dialect === 'string' ? { dialect: dialect as EmulatorDialect } : {}),
+    })
     await untilAborted(stop.signal)
     process.stdout.write('\nStopping the demo...\n')
     await demo.close()

@@ -59,7 +59,15 @@ const STRING_LIST_FIELDS = [
   'id_token_signing_alg_values_supported',
 ] as const
 
-const ENDPOINT_FIELDS = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri'] as const
+const ENDPOINT_FIELDS = [
+  'authorization_endpoint',
+  'token_endpoint',
+  'userinfo_endpoint',
+  'jwks_uri',
+  'pushed_authorization_request_endpoint',
+] as const
+
+const BOOLEAN_FIELDS = ['authorization_response_iss_parameter_supported', 'require_pushed_authorization_requests'] as const
 
 /**
  * The address of the discovery document of `issuer` (OpenID Connect Discovery 1.0
@@ -154,8 +162,8 @@ async function discover(target: DiscoveryTarget, send: HttpSend): Promise<Provid
       delete metadata[field]
     }
   }
-  if (typeof doc['authorization_response_iss_parameter_supported'] !== 'boolean') {
-    delete metadata['authorization_response_iss_parameter_supported']
+  for (const field of BOOLEAN_FIELDS) {
+    if (typeof doc[field] !== 'boolean') delete metadata[field]
   }
   return metadata as ProviderMetadata
 }

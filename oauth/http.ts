@@ -10,7 +10,7 @@ import { request, type Dispatcher } from 'undici'
 import { UpstreamError } from '../src/errors.js'
 
 /** Which provider endpoint a call goes to; used in error messages instead of the URL. */
-export type EndpointRole = 'discovery' | 'jwks' | 'token' | 'userinfo'
+export type EndpointRole = 'discovery' | 'jwks' | 'token' | 'userinfo' | 'pushed_authorization_request'
 
 /** One HTTP exchange. */
 export interface HttpRequest {

@@ -4,7 +4,8 @@
  * default), `iss` exactly the issuer, `aud` containing the client id (and `azp` equal to
  * it when present or when there are several audiences), `exp` in the future and `iat` not
  * in the future (both with a small tolerance), `sub` present, `nonce` equal to the one
- * sent, and `at_hash` matching the access token when both are present.
+ * sent, `at_hash` matching the access token when both are present, and `auth_time` no
+ * older than the `max_age` sent.
  *
  * @module
  */
@@ -39,6 +40,11 @@ export interface IdTokenChecks {
   readonly nonce: string | undefined | null
   /** The access token issued with the ID token, for the `at_hash` check. */
   readonly accessToken?: string
+  /**
+   * The `max_age` sent, in seconds: the token must then carry an `auth_time` no older
+   * than that, give or take the clock tolerance (OpenID Connect Core section 3.1.3.7, item 13).
+   */
+  readonly maxAge?: number | undefined
   readonly jwks: JwksCache
 }
 
@@ -116,6 +122,7 @@ function checkClaims(claims: JWTPayload, checks: IdTokenChecks): void {
   if (claims['auth_time'] !== undefined && typeof claims['auth_time'] !== 'number') {
     throw new OAuthValidationError('id_token', 'The ID token\'s "auth_time" claim is not a number')
   }
+  if (checks.maxAge !== undefined) checkAuthTime(claims['auth_time'], checks.maxAge, checks)
   if (checks.nonce === null) return
   if (checks.nonce === undefined) {
     if (claims['nonce'] !== undefined) {
@@ -123,6 +130,15 @@ function checkClaims(claims: JWTPayload, checks: IdTokenChecks): void {
     }
   } else if (claims['nonce'] !== checks.nonce) {
     throw new OAuthValidationError('nonce', 'The ID token\'s nonce does not match the one sent')
+  }
+}
+
+function checkAuthTime(authTime: unknown, maxAge: number, checks: IdTokenChecks): void {
+  if (typeof authTime !== 'number') {
+    throw new OAuthValidationError('id_token', 'The ID token has no "auth_time" claim, though max_age was sent')
+  }
+  if ((authTime + maxAge) * 1000 + checks.clockTolerance < checks.now) {
+    throw new OAuthValidationError('id_token', 'The ID token\'s "auth_time" is older than the max_age sent: the user must sign in again')
   }
 }
 

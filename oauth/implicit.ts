@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { InvalidArgumentError } from '../src/errors.js'
 import { OAuthValidationError } from './errors.js'
 import { readParams, type CallbackParams } from './params.js'
 import { errorFromFields, tokenSetFromFields } from './token-response.js'
@@ -30,21 +31,32 @@ export interface ImplicitFragmentChecks {
   scopes?: readonly string[]
   /** Clock for `expiresAt`, in ms since the epoch. Default `Date.now`. */
   now?: () => number
+  /**
+   * The provider's issuer identifier (RFC 9207): an `iss` in the fragment must equal it.
+   * Without it, an `iss` cannot be checked, so none is accepted.
+   */
+  issuer?: string
+  /**
+   * `true` when the provider's metadata has `authorization_response_iss_parameter_supported:
+   * true`: then a fragment without `iss` is refused. Needs `issuer`. Default `false`.
+   */
+  requireIssuer?: boolean
 }
 
 /**
- * Reads the token from an implicit-grant redirect back: checks `state`, turns an `error`
- * into an {@link OAuthError}, and returns the token set (without ID token: an `id_token`
+ * Reads the token from an implicit-grant redirect back: checks `state` and `iss` (RFC
+ * 9207: when present, it must be `checks.issuer`; with `checks.requireIssuer`, it must be
+ * present), turns an `error` into an {@link OAuthError}, and returns the token set (without ID token: an `id_token`
  * in the fragment is dropped, since it is not verified here).
  *
  * @param urlOrFragment - The whole redirect URL (`location.href`), `location.hash`, or the
  *   bare fragment parameters, or them already parsed.
- * @throws {@link OAuthValidationError} (`state`, `response`) or {@link OAuthError}.
+ * @throws {@link OAuthValidationError} (`state`, `issuer`, `response`) or {@link OAuthError}.
  *
  * @example
  * ```ts
  * import { parseImplicitFragment } from 'voot-guard/oauth'
- * const tokens = parseImplicitFragment(location.href, { state: sessionStorage.getItem('state') ?? '' })
+ * const tokens = parseImplicitFragment(location.href, { state: sessionStorage.getItem('state') ?? '', issuer: 'https://auth.example.org' })
  * history.replaceState(null, '', location.pathname) // keep the token out of the history
  * ```
  */
@@ -56,6 +68,7 @@ export function parseImplicitFragment(urlOrFragment: CallbackParams, checks: Imp
   if (params.get('state') !== checks.state) {
     throw new OAuthValidationError('state', 'The state of the redirect back does not match the one sent')
   }
+  checkIssuer(params.get('iss'), checks)
   const fields: Record<string, string> = Object.fromEntries(params)
   const error = errorFromFields(fields)
   if (error !== undefined) throw error
@@ -63,4 +76,18 @@ export function parseImplicitFragment(urlOrFragment: CallbackParams, checks: Imp
   return Object.freeze(
     tokenSetFromFields(fields, { requestedScopes: checks.scopes ?? [], sentAt: (checks.now ?? Date.now)() }),
   )
+}
+
+/** RFC 9207: the `iss` of the redirect back tells which provider sent the user (mix-up attacks). */
+function checkIssuer(iss: string | undefined, checks: ImplicitFragmentChecks): void {
+  if (checks.requireIssuer === true && typeof checks.issuer !== 'string') {
+    throw new InvalidArgumentError('parseImplicitFragment(): checks.requireIssuer needs checks.issuer')
+  }
+  if (iss === undefined) {
+    if (checks.requireIssuer === true) throw new OAuthValidationError('issuer', 'The redirect back has no iss, though the provider sends one')
+    return
+  }
+  if (iss !== checks.issuer) {
+    throw new OAuthValidationError('issuer', 'The iss of the redirect back names another issuer (or none was expected)')
+  }
 }

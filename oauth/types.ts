@@ -99,6 +99,10 @@ export interface ProviderMetadata {
   readonly token_endpoint_auth_methods_supported?: readonly string[]
   readonly id_token_signing_alg_values_supported?: readonly string[]
   readonly authorization_response_iss_parameter_supported?: boolean
+  /** RFC 9126: where authorization requests are pushed. */
+  readonly pushed_authorization_request_endpoint?: string
+  /** RFC 9126: `true` when the provider accepts only pushed authorization requests. */
+  readonly require_pushed_authorization_requests?: boolean
   /** `true` when these values came from a discovery document, `false` for the fixed paths. */
   readonly discovered: boolean
   readonly [field: string]: unknown

@@ -44,3 +44,12 @@ export {
   type HttpErrorRendererOptions,
 } from './http-error.js'
 export { authorizationOf, type RequestHeaders } from './authorization-header.js'
+export { splitGuardOptions } from './adapter-options.js'
+export {
+  answerResponse,
+  authorizationOfHeaders,
+  isHttpError,
+  withResponse,
+  type HeaderReader,
+  type HttpError,
+} from './adapter-web.js'

@@ -62,7 +62,8 @@ export interface CacheKeys {
 }
 
 /**
- * Creates a {@link CacheKeys} with a fresh random salt.
+ * Creates a {@link CacheKeys} with a fresh random salt, or with the given digest (a shared
+ * tier's keyed hash, which must also be 32 raw bytes as a latin1 string).
  *
  * @example
  * ```ts
@@ -70,10 +71,11 @@ export interface CacheKeys {
  * keys.key(keys.digest('opaque-token'), 'groups')
  * ```
  */
-export function createCacheKeys(): CacheKeys {
+export function createCacheKeys(digest?: (token: string) => string): CacheKeys {
   const salt = randomBytes(16).toString('base64url')
   return {
-    digest: (token) => hash('sha256', salt + token, 'binary'), // 'binary' is Node's name for latin1
+    // A shared tier's digest is an HMAC of the same 32-byte length, the same for every instance.
+    digest: digest ?? ((token) => hash('sha256', salt + token, 'binary')), // 'binary' is Node's name for latin1
     key: (digest, kind, groupId) => {
       if (kind === 'groups') return digest
       return groupId === undefined

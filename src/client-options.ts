@@ -4,6 +4,7 @@
  * @module
  */
 import type { Dispatcher } from 'undici'
+import { isLoopbackHost } from './loopback-host.js'
 import { InvalidOptionError } from './errors.js'
 import { baseUrlOption, integerOption } from './option-checks.js'
 import { VERSION } from './version.js'
@@ -83,12 +84,18 @@ export interface GroupsClientOptions {
   /**
    * The undici dispatcher for every call (a proxy agent, a `MockAgent` in tests). Default:
    * a keep-alive undici `Pool` for the base URL's origin (at most 64 connections), created
-   * by the client and closed by {@link GroupsClient.close}. A dispatcher given here is never
+   * by the client and closed by {@link voot-guard!GroupsClient.close}. A dispatcher given here is never
    * closed by the client.
    */
   dispatcher?: Dispatcher | undefined
   /** The `User-Agent` header; default `voot-guard/<version>`. Visible ASCII and spaces, at most 256 characters. */
   userAgent?: string | undefined
+  /**
+   * Lets a plain `http:` `baseUrl` to a host that is not loopback through. Every bearer
+   * token would cross the network in clear: only for a test rig inside a trusted network.
+   * Default `false` (`http:` only to `localhost`, 127.0.0.0/8 and `[::1]`).
+   */
+  allowInsecureHttp?: boolean | undefined
 }
 
 /**
@@ -132,18 +139,22 @@ export function resolveGroupsClientOptions(options: GroupsClientOptions): Resolv
     throw new InvalidOptionError('baseUrl', 'the options object with a baseUrl is required')
   }
   const { origin, basePath } = parseBaseUrl(options.baseUrl)
+  if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
+    throw new InvalidOptionError('allowInsecureHttp', 'must be a boolean')
+  }
+  const { protocol, hostname } = new URL(origin)
+  if (protocol === 'http:' && !isLoopbackHost(hostname) && options.allowInsecureHttp !== true) {
+    throw new InvalidOptionError(
+      'baseUrl',
+      'must use https: (plain http: would send every bearer token in clear; it is allowed for loopback hosts, or with allowInsecureHttp: true inside a trusted network)',
+    )
+  }
   return {
     baseUrl: origin + basePath,
     origin,
     basePath,
-    timeout: integerOption('timeout', options.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT),
-    maxResponseBytes: integerOption(
-      'maxResponseBytes',
-      options.maxResponseBytes,
-      DEFAULT_MAX_RESPONSE_BYTES,
-      1,
-      MAX_MAX_RESPONSE_BYTES,
-    ),
+    timeout: integerOption('timeout', options.timeout, { fallback: DEFAULT_TIMEOUT, min: 1, max: MAX_TIMEOUT }),
+    maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, { fallback: DEFAULT_MAX_RESPONSE_BYTES, min: 1, max: MAX_MAX_RESPONSE_BYTES }),
     dispatcher: dispatcherOption(options.dispatcher),
     userAgent: userAgentOption(options.userAgent),
   }

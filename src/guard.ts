@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Decision } from './decision.js'
+import type { Decision } from './decision/types.js'
 import {
   ForbiddenError,
   InvalidArgumentError,
@@ -19,7 +19,7 @@ import {
   type MembershipResolver,
   type MembershipResolverOptions,
   type ResolveOptions,
-} from './resolver.js'
+} from './resolver/index.js'
 import { allOf, anyOf, authenticated, group, type Requirement } from './requirements.js'
 import { extractBearerToken, isWellFormedToken } from './token.js'
 import type { GroupWithMembership, Membership } from './types.js'
@@ -221,7 +221,8 @@ export function createGuardCore(options: GuardOptions): GuardCore {
       if (!Array.isArray(groupIds) || groupIds.length === 0) {
         throw new InvalidArgumentError('requireAnyGroup()/requireAllGroups(): groupIds must be a non-empty array of group ids')
       }
-      const parts = groupIds.map((id) => group(id, role))
+      // Each id is checked by group(), whatever its type.
+      const parts = (groupIds as readonly string[]).map((id) => group(id, role))
       return prepare(mode === 'any' ? anyOf(...parts) : allOf(...parts))
     },
     authorize(credentials, requirement) {
@@ -233,7 +234,10 @@ export function createGuardCore(options: GuardOptions): GuardCore {
         return Promise.reject(renderer.toHttpError(error) ?? error)
       }
       return resolver.check(token, requirement, options).then((decision) => {
-        if (!decision.allowed) throw renderer.toHttpError(new ForbiddenError())
+        if (!decision.allowed) {
+          const forbidden = new ForbiddenError()
+          throw renderer.toHttpError(forbidden) ?? forbidden
+        }
         return contextFor(token, options, decision)
       }, fail)
     },

@@ -1,6 +1,10 @@
 /**
  * voot-guard: guard routes and service code with group membership from a VOOT group
- * service (the Feide/Dataporten groups API and its kin).
+ * service (the Feide/Dataporten groups API, SURFconext's OpenConext-voot and their kin).
+ *
+ * This is the application API: the resolver, the groups client, requirements, errors and
+ * types. Framework guards come from `voot-guard/express`, `voot-guard/koa`, ...; people who
+ * write an adapter for another framework use `voot-guard/adapter-kit`.
  *
  * @example
  * ```ts
@@ -16,13 +20,16 @@ export { createGroupsClient, type CallOptions, type GroupsClient } from './clien
 export type { GroupsClientOptions } from './client-options.js'
 export {
   createMembershipResolver,
+  MISCONFIGURED_WARNING,
   type CacheOptions,
   type MembershipResolver,
   type MembershipResolverOptions,
   type ResolveOptions,
   type ResolverEvent,
+  type ResolverHealth,
+  type ResolverLogger,
   type ResolverStats,
-} from './resolver.js'
+} from './resolver/index.js'
 export {
   allOf,
   anyOf,
@@ -42,29 +49,19 @@ export {
   type RequirementContext,
 } from './requirements.js'
 export type { CircuitBreakerOptions, CircuitState } from './circuit-breaker.js'
-export { decide, decideFromList, findListed, indexGroups, type Decision, type DecisionLookups, type DecisionReason, type GroupsIndex } from './decision.js'
+export type { Decision, DecisionReason } from './decision/types.js'
 export { DEFAULT_ROLES, isActiveAt, judgeMembership, type MembershipVerdict } from './membership.js'
-export {
-  AUTHENTICATED,
-  createCredentialsReader,
-  createGuardCore,
-  createGuards,
-  type Credentials,
-  type FoundToken,
-  type Guards,
-  type GuardCore,
-  type GuardOptions,
-  type VootContext,
-} from './guard.js'
-export {
-  createHttpErrorRenderer,
-  quoteHeaderValue,
-  type HttpErrorAnswer,
-  type HttpErrorBody,
-  type HttpErrorCode,
-  type HttpErrorRenderer,
-  type HttpErrorRendererOptions,
-} from './http-error.js'
+export type { GuardOptions, VootContext, FoundToken } from './guard.js'
+export type {
+  SharedAnswerKind,
+  SharedCache,
+  SharedCacheKey,
+  SharedCacheSignal,
+  SharedCacheStats,
+  SharedEntry,
+  SharedLock,
+} from './shared-cache.js'
+export { CHANNELS, type AuthorizeContext, type CacheTier, type ResolveContext } from './tracing-channels.js'
 export {
   AbortedError,
   ForbiddenError,
@@ -82,7 +79,6 @@ export {
   type VootErrorCode,
   type VootErrorOptions,
 } from './errors.js'
-export { authorizationOf, type RequestHeaders } from './authorization-header.js'
 export { extractBearerToken, isWellFormedToken, MAX_TOKEN_LENGTH } from './token.js'
 export { assertGroupId, encodeGroupId, MAX_GROUP_ID_LENGTH } from './group-id.js'
 export { localize } from './translatable.js'

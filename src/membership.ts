@@ -6,15 +6,17 @@
 import type { Group, Membership } from './types.js'
 
 /**
- * The default role order, ascending: a higher role satisfies a lower one.
- * Other VOOT services use `['prospect', 'member', 'manager', 'admin', 'owner']`.
+ * The default role order, ascending: a higher role satisfies a lower one. Dataporten sends
+ * `member`, `admin` and `owner`; OpenConext (SURFconext) also `manager` (between member and
+ * admin) and `prospect` (an invitee who is not yet a member), which is deliberately left
+ * out: a role not in `roles` satisfies no requirement, not even "any role".
  *
  * @example
  * ```ts
  * createMembershipResolver({ baseUrl, roles: DEFAULT_ROLES })
  * ```
  */
-export const DEFAULT_ROLES: readonly string[] = Object.freeze(['member', 'admin', 'owner'])
+export const DEFAULT_ROLES: readonly string[] = Object.freeze(['member', 'manager', 'admin', 'owner'])
 
 /**
  * Why a membership does or does not satisfy a requirement.
@@ -70,7 +72,9 @@ function validityOf(dated: Membership | Group): Validity {
 
 /**
  * Judges a membership against an optional minimum role. Roles compare by their index in
- * `roles`; an unknown role satisfies no role requirement, only "any role".
+ * `roles`. "Any role" (`role` undefined) means any role IN `roles`: a role the resolver does
+ * not know (`prospect`, a misspelling) or a membership without `basic` satisfies nothing,
+ * so an invitee or an unreadable membership never passes a check.
  *
  * @param group - the group the membership belongs to, when known: its own dates count too.
  * @example
@@ -78,6 +82,8 @@ function validityOf(dated: Membership | Group): Validity {
  * judgeMembership({ basic: 'owner' }, 'admin', DEFAULT_ROLES, Date.now()) // 'ok'
  * ```
  */
+// Public since 0.1.0 with this signature; a fifth, optional parameter rather than a break.
+// eslint-disable-next-line max-params
 export function judgeMembership(
   membership: Membership,
   role: string | undefined,
@@ -87,10 +93,9 @@ export function judgeMembership(
 ): MembershipVerdict {
   if (!isActiveAt(membership, now)) return 'inactive'
   if (group !== undefined && !isActiveAt(group, now)) return 'inactive'
-  if (role === undefined) return 'ok'
-  const needed = roles.indexOf(role)
   const held = typeof membership.basic === 'string' ? roles.indexOf(membership.basic) : -1
-  // A required role missing from `roles` is a configuration error caught at declaration;
-  // should one slip through, it grants nothing.
+  // "Any role" is the lowest known role. A required role missing from `roles` is a
+  // configuration error caught at declaration; should one slip through, it grants nothing.
+  const needed = role === undefined ? 0 : roles.indexOf(role)
   return needed >= 0 && held >= needed ? 'ok' : 'insufficient_role'
 }

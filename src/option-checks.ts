@@ -7,15 +7,30 @@
 import { InvalidOptionError } from './errors.js'
 
 /**
- * Returns `value`, or `fallback` when it is undefined, after checking it is an integer
- * within `[min, max]`.
+ * The default and the range of an integer option.
  *
  * @example
  * ```ts
- * const ttl = integerOption('cache.ttl', options.cache?.ttl, 60_000, 0, 86_400_000)
+ * const bounds: IntegerBounds = { fallback: 60_000, min: 0, max: 86_400_000 }
  * ```
  */
-export function integerOption(name: string, value: unknown, fallback: number, min: number, max: number): number {
+export interface IntegerBounds {
+  readonly fallback: number
+  readonly min: number
+  readonly max: number
+}
+
+/**
+ * Returns `value`, or `bounds.fallback` when it is undefined, after checking it is an
+ * integer within `[bounds.min, bounds.max]`.
+ *
+ * @example
+ * ```ts
+ * const ttl = integerOption('cache.ttl', options.cache?.ttl, { fallback: 60_000, min: 0, max: 86_400_000 })
+ * ```
+ */
+export function integerOption(name: string, value: unknown, bounds: IntegerBounds): number {
+  const { fallback, min, max } = bounds
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new InvalidOptionError(name, `must be an integer from ${min} to ${max}, got ${describe(value)}`)
@@ -50,7 +65,7 @@ export function objectOption<T extends object>(name: string, value: unknown): Pa
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidOptionError(name, `must be an object, got ${describe(value)}`)
   }
-  return value as Partial<T>
+  return value
 }
 
 /**

@@ -5,9 +5,10 @@
  * they send and normalises it: a translatable `displayName`, a membership sent as a bare
  * role string, a whole group where a membership object was expected. Unknown fields are
  * kept. What would be unsafe to guess fails: a group without an id, a list that is not an
- * array, a membership of the wrong type. Fields that decide whether a membership counts
- * fail closed: an `active` that is not a boolean, or a `notBefore`/`notAfter` that is not a
- * date, makes the membership inactive.
+ * array, a membership of the wrong type. Fields that decide whether a membership or a group
+ * counts are read by ONE rule for both ({@link copyValidity}) and fail closed: an `active`
+ * that is not a boolean, or a `notBefore`/`notAfter` that is not an ISO date string, makes
+ * it inactive; a bound that is `null` means "no bound".
  *
  * The keys `__proto__`, `constructor` and `prototype` are never copied, at any depth of a
  * body read with {@link parseJson}, so merging a parsed value into another object cannot
@@ -15,7 +16,6 @@
  *
  * @module
  */
-import { pooled, POOLED_KEYS } from './string-pool.js'
 import type { Group, GroupType, GroupWithMembership, MemberEntry, Membership, Translatable } from './types.js'
 
 /**
@@ -67,7 +67,7 @@ export function parseJson(text: string): unknown {
  */
 const MAX_DEPTH = 64
 
-/** Drops unsafe keys at any depth and pools the strings of {@link POOLED_KEYS}, in place. */
+/** Drops unsafe keys at any depth, in place. */
 function clean(value: unknown, depth: number): void {
   if (typeof value !== 'object' || value === null) return
   if (depth >= MAX_DEPTH) throw new BodyShapeError(`the body is nested more than ${MAX_DEPTH} levels deep`)
@@ -79,16 +79,11 @@ function clean(value: unknown, depth: number): void {
   // Own keys only: `for...in` would also visit whatever polluted Object.prototype.
   for (const key of Object.keys(fields)) {
     if (UNSAFE_KEYS.has(key)) {
+      // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- dropping exactly the unsafe keys is the point
       delete fields[key]
       continue
     }
-    const inner = fields[key]
-    // Every cached answer repeats the same group ids, types and role names: share them.
-    if (typeof inner === 'string') {
-      if (POOLED_KEYS.has(key)) fields[key] = pooled(inner)
-    } else {
-      clean(inner, depth + 1)
-    }
+    clean(fields[key], depth + 1)
   }
 }
 
@@ -215,6 +210,7 @@ const GROUP_FIELDS: ReadonlySet<string> = new Set([
   'description',
   'type',
   'membership',
+  'active',
   'notBefore',
   'notAfter',
 ])
@@ -226,18 +222,27 @@ function parseMembership(source: JsonObject): Membership {
   if (typeof source['basic'] === 'string') membership['basic'] = source['basic']
   const displayName = parseTranslatable(source['displayName'])
   if (displayName !== undefined) membership['displayName'] = displayName
+  copyValidity(source, membership)
+  return membership
+}
+
+/**
+ * Copies the fields that decide whether a membership or a group counts, the same way for
+ * both, failing closed. `active` present but not a boolean (`"false"`, `null`, `0`) is an
+ * unknown state: inactive. A `notBefore`/`notAfter` that is not an ISO date string (a
+ * number of ms, an unparsable text) could hide an expiry: inactive. A bound that is `null`
+ * is "no bound", as if absent.
+ */
+function copyValidity(source: JsonObject, target: JsonObject): void {
   let active: boolean | undefined
-  // Present but not a boolean: unknown state, so the membership must not count.
   if (Object.hasOwn(source, 'active')) active = source['active'] === true
   for (const bound of ['notBefore', 'notAfter'] as const) {
-    if (!Object.hasOwn(source, bound)) continue
     const value = source[bound]
-    if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) membership[bound] = value
-    // A bound that cannot be read could hide an expiry, so the membership must not count.
+    if (value === undefined || value === null) continue
+    if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) target[bound] = value
     else active = false
   }
-  if (active !== undefined) membership['active'] = active
-  return membership
+  if (active !== undefined) target['active'] = active
 }
 
 function parseGroupObject(source: unknown): JsonObject {
@@ -248,9 +253,8 @@ function parseGroupObject(source: unknown): JsonObject {
   group['displayName'] = parseDisplayName(source['displayName']) ?? id
   const description = parseTranslatable(source['description'])
   if (description !== undefined) group['description'] = description
-  for (const field of ['type', 'notBefore', 'notAfter'] as const) {
-    if (typeof source[field] === 'string') group[field] = source[field]
-  }
+  if (typeof source['type'] === 'string') group['type'] = source['type']
+  copyValidity(source, group)
   const membership = parseMembershipValue(source['membership'])
   if (membership !== undefined) group['membership'] = membership
   return group

@@ -31,7 +31,11 @@ export type Translatable = string | Readonly<Record<string, string>>
  * ```
  */
 export interface Membership {
-  /** The basic role: `member`, `admin`, `owner` (other services: `prospect`, `manager`). */
+  /**
+   * The basic role: `member`, `admin`, `owner` (Dataporten); `prospect`, `member`, `manager`,
+   * `admin`, `owner` (OpenConext). A role not in the resolver's `roles` (such as `prospect`,
+   * an invitee) or a missing one satisfies no requirement at all.
+   */
   readonly basic?: string
   /** Human-readable name of the role. */
   readonly displayName?: Translatable
@@ -64,9 +68,11 @@ export interface Group {
   readonly type?: string
   /** The current user's membership (on `me/groups` answers). */
   readonly membership?: Membership
-  /** Present on some groups. */
+  /** `false` marks a group that is no longer active (any other non-boolean value is read as `false`). */
+  readonly active?: boolean
+  /** Present on some groups: ISO timestamp before which the group is not active. */
   readonly notBefore?: string
-  /** Present on some groups. */
+  /** Present on some groups: ISO timestamp from which the group is no longer active. */
   readonly notAfter?: string
   /** Further attributes per group type. */
   readonly [attribute: string]: unknown

@@ -9,6 +9,9 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGuard as createExpressGuard } from '../adapters/express/index.js'
 import { createGuard as createKoaGuard } from '../adapters/koa/index.js'
+import { createGuard as createFastifyGuard } from '../adapters/fastify/index.js'
+import { createGuard as createHonoGuard } from '../adapters/hono/index.js'
+import { createGuard as createFetchGuard } from '../adapters/fetch/index.js'
 import { createMembershipResolver, InvalidOptionError } from '../src/index.js'
 import { startEmulator, type Emulator } from '../testing/index.js'
 
@@ -93,7 +96,7 @@ describe('shared resolver', () => {
     [{ getToken: 'header' }, 'getToken'],
     [{ resolver: {} }, 'resolver'],
   ])('rejects %j naming the option', (bad, name) => {
-    for (const create of [createExpressGuard, createKoaGuard]) {
+    for (const create of [createExpressGuard, createKoaGuard, createFastifyGuard, createHonoGuard, createFetchGuard]) {
       const attempt = (): unknown => create({ baseUrl: emulator.baseUrl, ...(bad as object) } as never)
       expect(attempt).toThrow(InvalidOptionError)
       expect(attempt).toThrow(name)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { authorizationOf, extractBearerToken, TokenMalformedError } from '../src/index.js'
+import { authorizationOf } from '../src/adapter-kit.js'
+import { extractBearerToken, TokenMalformedError } from '../src/index.js'
 
 describe('authorizationOf', () => {
   it('reads the one Authorization header, whatever the case of its name', () => {

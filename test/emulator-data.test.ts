@@ -14,7 +14,9 @@ import {
   TokenStore,
   validateEmulatorData,
   type EmulatorData,
+  type EmulatorMembership,
 } from '../testing/index.js'
+import type { Membership } from '../src/types.js'
 
 function minimal(): EmulatorData {
   return {
@@ -78,7 +80,10 @@ describe('validateEmulatorData', () => {
     ['a membership of an unknown group', (d) => { d['users'][2].memberships[0].groupId = 'x' }, 'users[2].memberships[0].groupId: unknown group "x"'],
     ['a typo in a membership entry', (d) => { d['users'][0].memberships[0].groupID = 'g1' }, 'users[0].memberships[0].groupID: unknown field'],
     ['a duplicate membership', (d) => { d['users'][0].memberships.push({ groupId: 'g1', membership: {} }) }, 'users[0].memberships[1].groupId: duplicate membership of "g1"'],
-    ['a membership that is not an object', (d) => { d['users'][0].memberships[0].membership = 'owner' }, 'users[0].memberships[0].membership: must be an object'],
+    ['a membership that is neither an object nor a role string', (d) => { d['users'][0].memberships[0].membership = 7 }, 'users[0].memberships[0].membership: must be an object or a role string'],
+    ['an empty role string', (d) => { d['users'][0].memberships[0].membership = '' }, 'users[0].memberships[0].membership: must be an object or a non-empty role string'],
+    ['a logo that is not an image data: URL', (d) => { d['groups'][0].logo = 'https://example.org/logo.png' }, 'groups[0].logo: must be an image data: URL'],
+    ['a logo with broken base64', (d) => { d['groups'][0].logo = 'data:image/png;base64,iVBOR!w0' }, 'groups[0].logo: must be an image data: URL'],
     ['a non-boolean active', (d) => { d['users'][0].memberships[0].membership.active = 'false' }, 'users[0].memberships[0].membership.active: must be a boolean'],
     ['a bad notBefore', (d) => { d['users'][0].memberships[0].membership.notBefore = '2027-13-45' }, 'users[0].memberships[0].membership.notBefore: must be an ISO 8601'],
     ['a bad redirect URI', (d) => { d['clients'][0].redirectUris = ['/relative'] }, 'clients[0].redirectUris[0]: must be an absolute URL'],
@@ -169,15 +174,20 @@ describe('startEmulator options', () => {
 
 describe('defaultData', () => {
   const user = (id: string) => defaultData.users.find((candidate) => candidate.id === id)
+  // The Dataporten data writes every membership as an object (plain role strings are OpenConext's).
+  const object = (m: EmulatorMembership): Membership => {
+    if (typeof m.membership === 'string') throw new Error(`a plain string membership of ${m.groupId}`)
+    return m.membership
+  }
 
   it('has the cases the brief names', () => {
     expect(defaultData.users.length).toBeGreaterThanOrEqual(5)
-    expect(user('alice')?.memberships.map((m) => [m.groupId, m.membership.basic])).toEqual(
+    expect(user('alice')?.memberships.map((m) => [m.groupId, object(m).basic])).toEqual(
       expect.arrayContaining([['fc:org:example.org', 'admin'], [expect.stringMatching(/^fc:adhoc:/), 'owner']]),
     )
-    expect(user('bob')?.memberships.some((m) => m.membership.active === false)).toBe(true)
+    expect(user('bob')?.memberships.some((m) => object(m).active === false)).toBe(true)
     expect(user('carol')?.memberships[0]?.membership).toMatchObject({ basic: 'admin', affiliation: 'faculty' })
-    expect(user('dave')?.memberships.every((m) => m.membership.notBefore !== undefined || m.membership.notAfter !== undefined)).toBe(true)
+    expect(user('dave')?.memberships.every((m) => object(m).notBefore !== undefined || object(m).notAfter !== undefined)).toBe(true)
     expect(user('erin')?.memberships).toEqual([])
     expect(defaultData.groups.some((group) => group.id.includes('%2F'))).toBe(true)
     expect(defaultData.groups.filter((group) => group.type === 'voot:ad-hoc' && group.public === true).length).toBe(1)

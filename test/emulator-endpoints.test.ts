@@ -50,6 +50,12 @@ function get(emulator: Emulator, path: string, token?: string, method = 'GET'): 
   })
 }
 
+/** A GET through undici (fetch), for an image body. */
+async function getBytes(path: string, bearer?: string): Promise<{ status: number; contentType: string | null; bytes: Buffer }> {
+  const res = await fetch(`${emulator.authUrl}${path}`, { headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` } })
+  return { status: res.status, contentType: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) }
+}
+
 const ids = (reply: Reply): string[] => (reply.json as { id: string }[]).map((group) => group.id)
 const enc = encodeURIComponent
 
@@ -249,7 +255,7 @@ describe('GET grouptypes', () => {
   })
 })
 
-describe('the /v1 prefix', () => {
+describe('the v1/ segment after the /groups prefix', () => {
   it.each([
     ['me/groups', 'bob'],
     ['me/groups?showAll=true', 'bob'],
@@ -259,11 +265,62 @@ describe('the /v1 prefix', () => {
     ['groups?query=seminar', 'erin'],
     ['grouptypes', 'erin'],
     [`me/groups/${enc(ORG_ID)}`, 'erin'],
-  ])('/v1/groups/%s answers as /groups/%s', async (path, user) => {
+    [`groups/${enc(ORG_ID)}/logo`, 'alice'],
+    [`groups/${enc(ADHOC_GROUP_ID)}/logo`, 'alice'],
+  ])('/groups/v1/%s answers as /groups/%s', async (path, user) => {
     const plain = await get(emulator, `/groups/${path}`, token[user])
-    const v1 = await get(emulator, `/v1/groups/${path}`, token[user])
+    const v1 = await get(emulator, `/groups/v1/${path}`, token[user])
     expect(v1.status).toBe(plain.status)
+    expect(v1.headers['content-type']).toBe(plain.headers['content-type'])
     expect(v1.text).toBe(plain.text)
+  })
+
+  it('is reached through baseUrl, as a client with baseUrl + "/v1" would', async () => {
+    const reply = await fetch(`${emulator.baseUrl}/v1/me/groups`, { headers: { authorization: `Bearer ${token['bob']}` } })
+    expect(reply.status).toBe(200)
+    expect(((await reply.json()) as { id: string }[]).map((group) => group.id)).toContain(ORG_ID)
+  })
+
+  it.each(['me/groups', `me/groups/${enc(ORG_ID)}`, `groups/${enc(PUBLIC_ADHOC_GROUP_ID)}`, 'grouptypes'])(
+    'no longer serves /v1/groups/%s, which no real deployment has',
+    async (path) => {
+      const reply = await get(emulator, `/v1/groups/${path}`, token['alice'])
+      expect(reply.status).toBe(404)
+      expect(reply.json).toEqual(NOT_FOUND_BODY)
+    },
+  )
+})
+
+describe('GET groups/{groupid}/logo', () => {
+  it('answers the organisation\'s logo as a PNG image', async () => {
+    const reply = await getBytes(`/groups/groups/${enc(ORG_ID)}/logo`, token['alice'])
+    expect(reply.status).toBe(200)
+    expect(reply.contentType).toBe('image/png')
+    expect(reply.bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+  })
+
+  it('answers a public group\'s SVG logo without a token', async () => {
+    const reply = await getBytes(`/groups/groups/${enc(PUBLIC_ADHOC_GROUP_ID)}/logo`)
+    expect(reply.status).toBe(200)
+    expect(reply.contentType).toBe('image/svg+xml')
+    expect(reply.bytes.toString('utf8')).toMatch(/^<svg[^>]*>.*<\/svg>$/)
+  })
+
+  it('answers 404 JSON for a group without a logo, an unknown group and a group the caller may not see', async () => {
+    for (const [id, user] of [[ADHOC_GROUP_ID, 'alice'], ['fc:org:nowhere.example', 'alice'], [ORG_ID, 'erin'], [ORG_ID, undefined]] as const) {
+      const reply = await get(emulator, `/groups/groups/${enc(id)}/logo`, user === undefined ? undefined : token[user])
+      expect(reply.status, `${id} as ${user}`).toBe(404)
+      expect(reply.json).toEqual(NOT_FOUND_BODY)
+    }
+  })
+
+  it('keeps the logo out of every JSON answer', async () => {
+    for (const path of ['/groups/me/groups', `/groups/groups/${enc(ORG_ID)}`, '/groups/groups', `/groups/groups/${enc(PUBLIC_ADHOC_GROUP_ID)}`]) {
+      const reply = await get(emulator, path, token['alice'])
+      expect(reply.status).toBe(200)
+      expect(reply.text).not.toContain('logo')
+      expect(reply.text).not.toContain('data:image')
+    }
   })
 })
 
@@ -279,6 +336,10 @@ describe('routing', () => {
     '/groups/grouptypes/x',
     '/groups/unknown',
     '/v2/groups/grouptypes',
+    '/v1/groups/grouptypes',
+    '/groups/v1',
+    '/groups/v1/v1/grouptypes',
+    '/groups/groups/x/logo/more',
   ])('answers 404 JSON to the unknown route %s', async (path) => {
     const reply = await get(emulator, path, token['alice'])
     expect(reply.status).toBe(404)
@@ -325,7 +386,7 @@ describe('hostile group ids', () => {
     expect(membership.status).toBe(200)
     expect(membership.json).toEqual({ basic: 'member', displayName: id })
     expect((await get(hostileEmulator, `/groups/groups/${enc(id)}`, h)).json).toMatchObject({ id })
-    expect((await get(hostileEmulator, `/v1/groups/groups/${enc(id)}/members`, h)).json).toEqual([
+    expect((await get(hostileEmulator, `/groups/v1/groups/${enc(id)}/members`, h)).json).toEqual([
       { name: 'Hostile Holder', membership: { basic: 'member', displayName: id } },
     ])
     expect((await get(hostileEmulator, `/groups/me/groups/${enc(id)}`, hostileEmulator.issueToken('nobody'))).status).toBe(404)

@@ -146,7 +146,7 @@ describe('fault kinds', () => {
 
   it.each([
     [{ kind: 'redirect', location: 'https://elsewhere.example/groups/me/groups' } as const, 302],
-    [{ kind: 'redirect', location: '/v1/groups/me/groups', status: 307 } as const, 307],
+    [{ kind: 'redirect', location: '/groups/v1/me/groups', status: 307 } as const, 307],
   ])('redirect: %j', async (fault, status) => {
     emulator.faults.add(fault)
     const res = await get('/me/groups')
@@ -178,7 +178,7 @@ describe('matching', () => {
     expect((await get(`/me/groups/${enc(ORG_ID)}`)).status).toBe(502)
     expect((await get('/me/groups?showAll=true')).status).toBe(504)
     expect((await get('/grouptypes')).status).toBe(200)
-    expect((await fetch(`${emulator.authUrl}/v1/groups/me/groups`, { headers: { authorization: `Bearer ${alice}` } })).status).toBe(200)
+    expect((await fetch(`${emulator.baseUrl}/v1/me/groups`, { headers: { authorization: `Bearer ${alice}` } })).status).toBe(200)
   })
 
   it('by path: a RegExp', async () => {

@@ -8,6 +8,7 @@ import { request } from 'undici'
 import { startEmulator, type Emulator } from 'voot-guard/testing'
 import { createApp as createExpressApp } from '../examples/express/app.js'
 import { createApp as createKoaApp } from '../examples/koa/app.js'
+import { demoApp } from '../demo/frameworks.js'
 import { mayPublish } from '../examples/service/check.js'
 
 let emulator: Emulator
@@ -31,18 +32,41 @@ async function status(url: string, token?: string): Promise<number> {
   return response.statusCode
 }
 
+// Imported by its address, so that the repo's type check (no experimentalDecorators) does not
+// follow it: examples/nestjs/tsconfig.json checks it with Nest's decorator settings.
+const nestExample = new URL('../examples/nestjs/app.ts', import.meta.url).href
+
+/** The Nest example as a request listener (its Express instance), and how to close it. */
+async function nestListener(baseUrl: string) {
+  const { createApp } = (await import(nestExample)) as { createApp(baseUrl: string): Promise<import('@nestjs/common').INestApplication> }
+  const app = await createApp(baseUrl)
+  await app.init()
+  return { listener: app.getHttpAdapter().getInstance() as Listener, close: () => app.close() }
+}
+
+type Listener = Parameters<typeof import('node:http').createServer>[1]
+
 describe.each([
-  ['express', () => createExpressApp],
-  ['koa', () => (baseUrl: string) => createKoaApp(baseUrl).callback()],
+  ['express', async (baseUrl: string) => ({ listener: createExpressApp(baseUrl) as Listener, close: async () => {} })],
+  ['koa', async (baseUrl: string) => ({ listener: createKoaApp(baseUrl).callback() as Listener, close: async () => {} })],
+  // The other examples as the demo serves them (examples/<name>/app.ts).
+  ['fastify', async (baseUrl: string) => ({ listener: (await demoApp('fastify', baseUrl)).listener as Listener, close: async () => {} })],
+  ['hono', async (baseUrl: string) => ({ listener: (await demoApp('hono', baseUrl)).listener as Listener, close: async () => {} })],
+  ['fetch', async (baseUrl: string) => ({ listener: (await demoApp('fetch', baseUrl)).listener as Listener, close: async () => {} })],
+  ['nestjs', nestListener],
 ] as const)('examples/%s', (_name, factory) => {
   let url: string
   let server: Server
+  let close: () => Promise<void>
   beforeAll(async () => {
-    ;({ url, server } = await serve(factory()(emulator.baseUrl)))
+    const app = await factory(emulator.baseUrl)
+    close = app.close
+    ;({ url, server } = await serve(app.listener))
   })
-  afterAll(() => {
+  afterAll(async () => {
     server.closeAllConnections()
     server.close()
+    await close()
   })
 
   it('allows an employee, forbids a student, asks for a token, and fails closed', async () => {
@@ -54,6 +78,21 @@ describe.each([
     expect(await status(`${url}/api/staff`, token)).toBe(503)
     emulator.faults.remove(fault)
     expect(await status(`${url}/api/me`, emulator.issueToken('erin'))).toBe(200)
+  })
+
+})
+
+describe('examples/nestjs, its own rules', () => {
+  it('guards every route but Public() ones; a class requirement and a method one both hold', async () => {
+    const app = await nestListener(emulator.baseUrl)
+    const { url, server } = await serve(app.listener)
+    expect(await status(`${url}/api/me`)).toBe(401)
+    expect(await status(`${url}/api/health`)).toBe(200)
+    expect(await status(`${url}/api/courses/inf1000`, emulator.issueToken('bob'))).toBe(200)
+    expect(await status(`${url}/api/courses/inf1000`, emulator.issueToken('alice'))).toBe(403)
+    server.closeAllConnections()
+    server.close()
+    await app.close()
   })
 })
 

@@ -21,6 +21,15 @@ const BASE: OAuthClientOptions = {
   redirectUri: 'https://app.example.org/callback',
 }
 
+// A P-256 private key (made for these tests only).
+const EC_KEY = {
+  kty: 'EC',
+  crv: 'P-256',
+  x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4',
+  y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM',
+  d: '870MB6gfuTJ4HtUnUvYMyJpr5eUZNP4Bk43bVdj3eAE',
+}
+
 function creationError(options: Partial<OAuthClientOptions> & Record<string, unknown>): InvalidOptionError {
   try {
     createOAuthClient({ ...BASE, ...options } as OAuthClientOptions)
@@ -86,7 +95,7 @@ describe('other options', () => {
     ['an empty clientSecret', { clientSecret: '' }, 'clientSecret'],
     ['scopes with a space', { scopes: ['openid groups'] }, 'scopes'],
     ['scopes as a string', { scopes: 'openid' }, 'scopes'],
-    ['an unknown auth method', { tokenEndpointAuthMethod: 'private_key_jwt' }, 'tokenEndpointAuthMethod'],
+    ['an unknown auth method', { tokenEndpointAuthMethod: 'tls_client_auth' }, 'tokenEndpointAuthMethod'],
     ['client_secret_basic without secret', { clientSecret: undefined, tokenEndpointAuthMethod: 'client_secret_basic' }, 'tokenEndpointAuthMethod'],
     ['discovery that is not a boolean', { discovery: 'yes' }, 'discovery'],
     ['an unknown endpoint', { endpoints: { introspection: 'https://a.example.org' } }, 'endpoints.introspection'],
@@ -98,11 +107,29 @@ describe('other options', () => {
     ['a negative clockTolerance', { clockTolerance: -1 }, 'clockTolerance'],
     ['a dispatcher that is not one', { dispatcher: {} }, 'dispatcher'],
     ['a clock that is not a function', { now: 5 }, 'now'],
+    ['private_key_jwt without privateKey', { tokenEndpointAuthMethod: 'private_key_jwt' }, 'privateKey'],
+    ['privateKey with client_secret_basic', { tokenEndpointAuthMethod: 'client_secret_basic', privateKey: EC_KEY }, 'privateKey'],
+    ['client_secret_jwt without secret', { clientSecret: undefined, tokenEndpointAuthMethod: 'client_secret_jwt' }, 'tokenEndpointAuthMethod'],
+    ['a privateKey that is a string', { privateKey: 'top-secret-value' }, 'privateKey'],
+    ['a public key as privateKey', { privateKey: { ...EC_KEY, d: undefined } }, 'privateKey'],
+    ['a symmetric key as privateKey', { privateKey: { kty: 'oct', k: 'top-secret-value' } }, 'privateKey'],
+    ['a privateKey on an unknown curve', { privateKey: { ...EC_KEY, crv: 'secp256k1' } }, 'privateKey'],
+    ['a privateKey whose alg does not fit it', { privateKey: { ...EC_KEY, alg: 'RS256' } }, 'privateKey'],
+    ['a privateKey with HS256', { privateKey: { ...EC_KEY, alg: 'HS256' } }, 'privateKey'],
+    ['a privateKey with an empty kid', { privateKey: { ...EC_KEY, kid: '' } }, 'privateKey'],
+    ['an unknown pushedAuthorizationRequests mode', { pushedAuthorizationRequests: 'sometimes' }, 'pushedAuthorizationRequests'],
   ])('refuses %s, naming the option', (_case, options, option) => {
     const err = creationError(options as Record<string, unknown>)
     expect(err.option).toBe(option)
     expect(err.message).toContain(`options.${option}`)
     expect(err.message).not.toContain('top-secret-value')
+    expect(err.message).not.toContain(EC_KEY.d)
+  })
+
+  it('accepts a private JWK, and chooses private_key_jwt for it', () => {
+    expect(() => createOAuthClient({ ...BASE, clientSecret: undefined, privateKey: EC_KEY })).not.toThrow()
+    expect(() => createOAuthClient({ ...BASE, tokenEndpointAuthMethod: 'client_secret_jwt' })).not.toThrow()
+    expect(() => createOAuthClient({ ...BASE, pushedAuthorizationRequests: 'never' })).not.toThrow()
   })
 
   it('needs redirectUri only for the flows that redirect', async () => {
@@ -142,6 +169,30 @@ describe('authorizationUrl arguments', () => {
     await expect(client.authorizationUrl({ params: { redirect_uri: 'https://evil.example.org' } })).rejects.toThrow(InvalidArgumentError)
     await expect(client.authorizationUrl({ scope: ['a b'] })).rejects.toThrow(InvalidArgumentError)
     await expect(client.authorizationUrl({ state: 'line\nbreak' })).rejects.toThrow(InvalidArgumentError)
+    await expect(client.authorizationUrl({ params: { request_uri: 'urn:x' } })).rejects.toThrow(/request_uri/)
+  })
+
+  it('sends maxAge as max_age, and returns it; refuses a bad or contradicting one', async () => {
+    const request = await client.authorizationUrl({ maxAge: 0 })
+    expect(new URL(request.url).searchParams.get('max_age')).toBe('0')
+    expect(request.maxAge).toBe(0)
+    expect((await client.authorizationUrl({ params: { max_age: '90' } })).maxAge).toBe(90)
+    expect((await client.authorizationUrl({ maxAge: 90, params: { max_age: '90' } })).maxAge).toBe(90)
+    expect((await client.authorizationUrl()).maxAge).toBeUndefined()
+    for (const maxAge of [-1, 1.5, Number.NaN, '60'] as unknown as number[]) {
+      await expect(client.authorizationUrl({ maxAge })).rejects.toThrow(/maxAge/)
+    }
+    await expect(client.authorizationUrl({ params: { max_age: '1h' } })).rejects.toThrow(/max_age/)
+    await expect(client.authorizationUrl({ maxAge: 60, params: { max_age: '90' } })).rejects.toThrow(InvalidArgumentError)
+  })
+
+  it('refuses a response_mode the flow cannot read, naming response_mode', async () => {
+    for (const mode of ['form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt', 'fragment', 'web_message']) {
+      await expect(client.authorizationUrl({ params: { response_mode: mode } })).rejects.toThrow(/response_mode/)
+    }
+    await expect(client.implicitAuthorizationUrl({ params: { response_mode: 'query' } })).rejects.toThrow(/response_mode/)
+    expect(new URL((await client.authorizationUrl({ params: { response_mode: 'query' } })).url).searchParams.get('response_mode')).toBe('query')
+    expect((await client.implicitAuthorizationUrl({ params: { response_mode: 'fragment' } })).url).toContain('response_mode=fragment')
   })
 })
 
@@ -172,6 +223,29 @@ describe('parseImplicitFragment', () => {
     expect(() => parseImplicitFragment('#access_token=t&token_type=Bearer&state=other', { state: 's' })).toThrow(OAuthValidationError)
     expect(() => parseImplicitFragment('#error=access_denied&state=other', { state: 's' })).toThrow(/state/)
     expect(() => parseImplicitFragment('#access_token=t&token_type=Bearer', { state: '' })).toThrow(OAuthValidationError)
+  })
+
+  it('checks iss (RFC 9207) when present, and requires it when told to', () => {
+    const fragment = '#access_token=t&token_type=Bearer&state=s'
+    const issuer = 'https://op.example.org'
+    const iss = (value: string): string => `${fragment}&iss=${encodeURIComponent(value)}`
+    expect(parseImplicitFragment(iss(issuer), { state: 's', issuer }).accessToken).toBe('t')
+    expect(parseImplicitFragment(fragment, { state: 's', issuer }).accessToken).toBe('t')
+    expect(parseImplicitFragment(iss(issuer), { state: 's', issuer, requireIssuer: true }).accessToken).toBe('t')
+    for (const [input, checks] of [
+      [iss('https://evil.example.org'), { issuer }],
+      [iss(`${issuer}/`), { issuer }],
+      [fragment, { issuer, requireIssuer: true }],
+      // An iss that cannot be checked is not waved through.
+      [iss(issuer), {}],
+    ] as const) {
+      expect(() => parseImplicitFragment(input, { state: 's', ...checks })).toThrow(expect.objectContaining({ check: 'issuer' }))
+    }
+    // The iss check comes before the error, as with the state: a forged error names the wrong issuer too.
+    expect(() => parseImplicitFragment('#error=access_denied&state=s&iss=https%3A%2F%2Fevil.example.org', { state: 's', issuer })).toThrow(
+      OAuthValidationError,
+    )
+    expect(() => parseImplicitFragment(fragment, { state: 's', requireIssuer: true })).toThrow(InvalidArgumentError)
   })
 
   it('turns an error into an OAuthError', () => {

@@ -2,13 +2,16 @@
  * The OAuth client against odd provider answers, served by an undici MockAgent (no
  * network): discovery problems, client authentication on the wire, token endpoint
  * errors and malformed answers, transport limits, callback checks (RFC 9207 `iss`,
- * repeated parameters), ID token checks on hand-made tokens, JWKS refetching, userinfo.
+ * repeated parameters), ID token checks on hand-made tokens, JWKS refetching, userinfo;
+ * and the failures of the newer features: RFC 9207 on the implicit redirect, refresh
+ * against the previous token set, max_age, pushed authorization requests, and JWT client
+ * assertions as they go over the wire.
  */
 import { inspect } from 'node:util'
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose'
+import { decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose'
 import { MockAgent } from 'undici'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { UpstreamError } from '../src/errors.js'
+import { InvalidArgumentError, InvalidOptionError, UpstreamError } from '../src/errors.js'
 import { createOAuthClient, OAuthError, OAuthValidationError, type OAuthClient, type OAuthClientOptions } from '../oauth/index.js'
 
 const ISSUER = 'https://op.example.org'
@@ -493,5 +496,284 @@ describe('userinfo answers', () => {
     pool.intercept({ path: '/userinfo', method: 'GET' }).reply(200, '[1]', { headers: JSON_HEADERS })
     expect(await rejection(client().userinfo('t'))).toMatchObject({ check: 'response' })
     expect(await rejection(client().userinfo('t'))).toMatchObject({ check: 'response' })
+  })
+})
+
+describe('the implicit redirect and RFC 9207, through the client', () => {
+  const FRAGMENT = '#access_token=at-1&token_type=Bearer&state=st'
+
+  it('requires iss once the metadata advertises it, and checks it against the discovered issuer', async () => {
+    provider(discoveryDoc({ authorization_response_iss_parameter_supported: true }))
+    const c = client()
+    await c.metadata()
+    expect(() => c.parseImplicitFragment(FRAGMENT, { state: 'st' })).toThrow(expect.objectContaining({ check: 'issuer' }))
+    expect(() => c.parseImplicitFragment(`${FRAGMENT}&iss=https%3A%2F%2Fevil.example.org`, { state: 'st' })).toThrow(
+      expect.objectContaining({ check: 'issuer' }),
+    )
+    expect(c.parseImplicitFragment(`${FRAGMENT}&iss=${encodeURIComponent(ISSUER)}`, { state: 'st' }).accessToken).toBe('at-1')
+  })
+
+  it('lets a redirect without iss through when the provider does not advertise it', async () => {
+    provider()
+    const c = client()
+    await c.metadata()
+    expect(c.parseImplicitFragment(FRAGMENT, { state: 'st' }).accessToken).toBe('at-1')
+    expect(() => c.parseImplicitFragment(`${FRAGMENT}&iss=https%3A%2F%2Fevil.example.org`, { state: 'st' })).toThrow(
+      expect.objectContaining({ check: 'issuer' }),
+    )
+  })
+
+  it('before the metadata is loaded: checks an iss against the configured issuer, and refuses to guess without one', () => {
+    provider()
+    const c = client()
+    expect(c.parseImplicitFragment(`${FRAGMENT}&iss=${encodeURIComponent(ISSUER)}`, { state: 'st' }).accessToken).toBe('at-1')
+    expect(() => c.parseImplicitFragment(`${FRAGMENT}&iss=${encodeURIComponent(`${ISSUER}/`)}`, { state: 'st' })).toThrow(
+      expect.objectContaining({ check: 'issuer' }),
+    )
+    expect(() => c.parseImplicitFragment(FRAGMENT, { state: 'st' })).toThrow(expect.objectContaining({ check: 'issuer', message: expect.stringMatching(/metadata\(\)/) }))
+  })
+})
+
+describe('refresh against the previous token set (OpenID Connect Core 12.2)', () => {
+  const PREVIOUS_CLAIMS = { iss: ISSUER, sub: 'alice', aud: 'my-client', exp: SECONDS - 10, iat: SECONDS - 3600, auth_time: SECONDS - 3600 }
+
+  function previous(overrides: Record<string, unknown> = {}) {
+    return {
+      accessToken: 'at-1',
+      tokenType: 'Bearer' as const,
+      expiresIn: 3600,
+      expiresAt: NOW - 1000,
+      scopes: ['openid', 'groups'],
+      refreshToken: 'rt-1-refresh-token',
+      idToken: 'eyJ.previous.token',
+      claims: PREVIOUS_CLAIMS,
+      ...overrides,
+    }
+  }
+
+  it('sends the previous refresh token; keeps it, the granted scopes and the ID token when the answer has none', async () => {
+    const pool = provider()
+    const captured = tokenEndpoint(pool, 200, { access_token: 'at-2', token_type: 'Bearer', expires_in: 60 })
+    const tokens = await client({ scopes: ['openid', 'groups', 'profile'] }).refresh(previous({ scopes: ['groups'] }))
+    expect(Object.fromEntries(captured.body)).toEqual({ grant_type: 'refresh_token', refresh_token: 'rt-1-refresh-token', client_id: 'my-client' })
+    expect(tokens).toMatchObject({ accessToken: 'at-2', refreshToken: 'rt-1-refresh-token', scopes: ['groups'], idToken: 'eyJ.previous.token' })
+    expect(tokens.claims).toEqual(PREVIOUS_CLAIMS)
+    expect(Object.isFrozen(tokens)).toBe(true)
+  })
+
+  it('takes the rotated refresh token, the granted scopes and the new ID token when they come', async () => {
+    const pool = provider()
+    jwks(pool)
+    tokenEndpoint(pool, 200, {
+      access_token: 'at-2', token_type: 'Bearer', refresh_token: 'rt-2', scope: 'openid',
+      id_token: await idToken({ auth_time: SECONDS - 3600 }),
+    })
+    const tokens = await client().refresh(previous(), { scope: 'openid' })
+    expect(tokens).toMatchObject({ refreshToken: 'rt-2', scopes: ['openid'], claims: { sub: 'alice', iat: SECONDS } })
+  })
+
+  it('an answer without scope to a narrowed request means the requested scopes', async () => {
+    const pool = provider()
+    const captured = tokenEndpoint(pool, 200, { access_token: 'at-2', token_type: 'Bearer' })
+    const tokens = await client().refresh(previous(), { scope: ['groups'] })
+    expect(captured.body.get('scope')).toBe('groups')
+    expect(tokens.scopes).toEqual(['groups'])
+  })
+
+  it.each([
+    ['another sub', { sub: 'mallory' }, {}],
+    ['another aud', { aud: ['my-client', 'other'], azp: 'my-client' }, {}],
+    ['another auth_time', { auth_time: SECONDS - 60 }, {}],
+    ['no auth_time, where the previous had one', {}, {}],
+    ['another iss than the previous token\'s', { auth_time: SECONDS - 3600 }, { iss: 'https://old-issuer.example.org' }],
+  ])('refuses a new ID token with %s', async (_case, claims, previousClaims) => {
+    const pool = provider()
+    jwks(pool)
+    tokenEndpoint(pool, 200, { access_token: 'at-2', token_type: 'Bearer', id_token: await idToken(claims) })
+    const err = await rejection(client().refresh(previous({ claims: { ...PREVIOUS_CLAIMS, ...previousClaims } })))
+    expect(err).toBeInstanceOf(OAuthValidationError)
+    expect(err).toMatchObject({ check: 'id_token' })
+    expectNoSecrets(err, ['rt-1-refresh-token', 'at-2', SECRET])
+  })
+
+  it('accepts an auth_time when the previous token had none, and needs a refresh token to start', async () => {
+    const pool = provider()
+    jwks(pool)
+    tokenEndpoint(pool, 200, { access_token: 'at-2', token_type: 'Bearer', id_token: await idToken({ auth_time: SECONDS }) })
+    const { auth_time: _dropped, ...withoutAuthTime } = PREVIOUS_CLAIMS
+    expect((await client().refresh(previous({ claims: withoutAuthTime }))).claims?.auth_time).toBe(SECONDS)
+    await expect(client().refresh(previous({ refreshToken: undefined }))).rejects.toThrow(InvalidArgumentError)
+    await expect(client().refresh('')).rejects.toThrow(InvalidArgumentError)
+  })
+})
+
+describe('max_age on the way back', () => {
+  const MAX_AGE = { ...CHECKS, nonce: 'n1', maxAge: 600 }
+
+  async function answer(claims: JWTPayload | null) {
+    const pool = provider()
+    jwks(pool)
+    const body: Record<string, unknown> = { access_token: 'at-1', token_type: 'Bearer' }
+    if (claims !== null) body['id_token'] = await idToken({ nonce: 'n1', ...claims })
+    tokenEndpoint(pool, 200, body)
+  }
+
+  it('accepts an auth_time within max_age plus the clock tolerance', async () => {
+    await answer({ auth_time: SECONDS - 600 - 29 })
+    expect((await client().handleCallback(callback(), MAX_AGE)).claims?.auth_time).toBe(SECONDS - 629)
+  })
+
+  it.each([
+    ['no auth_time', {}],
+    ['an auth_time older than max_age plus the tolerance', { auth_time: SECONDS - 600 - 31 }],
+  ])('refuses an ID token with %s', async (_case, claims) => {
+    await answer(claims)
+    const err = await rejection(client().handleCallback(callback(), MAX_AGE))
+    expect(err).toBeInstanceOf(OAuthValidationError)
+    expect(err).toMatchObject({ check: 'id_token', message: expect.stringContaining('auth_time') })
+  })
+
+  it('refuses an answer without ID token, and a maxAge that is not a number of seconds', async () => {
+    await answer(null)
+    expect(await rejection(client().handleCallback(callback(), { ...CHECKS, maxAge: 600 }))).toMatchObject({ check: 'id_token' })
+    await expect(client().handleCallback(callback(), { ...CHECKS, maxAge: '600' as unknown as number })).rejects.toThrow(InvalidArgumentError)
+  })
+})
+
+describe('pushed authorization requests on the wire', () => {
+  const PAR_DOC = discoveryDoc({ pushed_authorization_request_endpoint: `${ISSUER}/par`, require_pushed_authorization_requests: true })
+
+  function parEndpoint(pool: ReturnType<MockAgent['get']>, status: number, body: unknown): Captured {
+    const captured: Captured = { headers: {}, body: new URLSearchParams() }
+    pool.intercept({ path: '/par', method: 'POST' }).reply((request) => {
+      captured.headers = Object.fromEntries(Object.entries(request.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]))
+      captured.body = new URLSearchParams(String(request.body))
+      return { statusCode: status, data: JSON.stringify(body), responseOptions: { headers: JSON_HEADERS } }
+    })
+    return captured
+  }
+
+  it('POSTs every parameter with client authentication, and sends the user with client_id and request_uri only', async () => {
+    const pool = provider(PAR_DOC)
+    const captured = parEndpoint(pool, 201, { request_uri: 'urn:ietf:params:oauth:request_uri:abc', expires_in: 60 })
+    const request = await client().authorizationUrl({ maxAge: 60, params: { prompt: 'login' } })
+    expect(request.url).toBe(`${ISSUER}/authorize?client_id=my-client&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aabc`)
+    expect(captured.headers['authorization']).toBe(`Basic ${Buffer.from(`my-client:${SECRET}`).toString('base64')}`)
+    expect(Object.fromEntries(captured.body)).toMatchObject({
+      response_type: 'code', client_id: 'my-client', redirect_uri: REDIRECT, scope: 'openid groups', state: request.state,
+      nonce: request.nonce, code_challenge_method: 'S256', max_age: '60', prompt: 'login',
+    })
+    expect(captured.body.get('code_challenge')).toEqual(expect.any(String))
+  })
+
+  it('turns a refusal into an OAuthError with the provider\'s error, with echoed secrets redacted', async () => {
+    const pool = provider(PAR_DOC)
+    parEndpoint(pool, 400, { error: 'invalid_request', error_description: `bad request from ${SECRET}` })
+    const err = await rejection(client().authorizationUrl())
+    expect(err).toBeInstanceOf(OAuthError)
+    expect(err).toMatchObject({ error: 'invalid_request', responseStatus: 400 })
+    expectNoSecrets(err, [SECRET])
+  })
+
+  it.each([
+    ['a 200 instead of 201', 200, { request_uri: 'urn:x' }, UpstreamError],
+    ['a 201 without request_uri', 201, { expires_in: 60 }, OAuthValidationError],
+    ['a 500', 500, { error: 'server_error' }, UpstreamError],
+  ])('refuses %s', async (_case, status, body, type) => {
+    const pool = provider(PAR_DOC)
+    parEndpoint(pool, status, body)
+    expect(await rejection(client().authorizationUrl())).toBeInstanceOf(type)
+  })
+
+  it('always: needs a PAR endpoint in the metadata; never: does not push even when required', async () => {
+    provider(discoveryDoc())
+    expect(await rejection(client({ pushedAuthorizationRequests: 'always' }).authorizationUrl())).toMatchObject({ check: 'metadata' })
+    await agent.close()
+    provider(PAR_DOC)
+    const plain = await client({ pushedAuthorizationRequests: 'never' }).authorizationUrl()
+    expect(new URL(plain.url).searchParams.get('response_type')).toBe('code')
+  })
+
+  it('refuses a discovered PAR endpoint that is plain HTTP', async () => {
+    provider(discoveryDoc({ pushed_authorization_request_endpoint: 'http://op.example.org/par' }))
+    expect(await rejection(client().metadata())).toMatchObject({ check: 'endpoint', message: expect.stringContaining('pushed_authorization_request_endpoint') })
+  })
+})
+
+describe('JWT client assertions on the wire', () => {
+  async function assertionFrom(captured: Captured) {
+    expect(captured.headers['authorization']).toBeUndefined()
+    expect(captured.body.get('client_secret')).toBeNull()
+    expect(captured.body.get('client_assertion_type')).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer')
+    return captured.body.get('client_assertion') as string
+  }
+
+  it('private_key_jwt: signed with the key\'s alg and kid; iss = sub = client id, aud = issuer, fresh jti, short exp', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
+    const jwk = { ...(await exportJWK(privateKey)), kid: 'client-key-1' }
+    const pool = provider()
+    const first = tokenEndpoint(pool, 200, { access_token: 'at-1', token_type: 'Bearer' })
+    const second = tokenEndpoint(pool, 200, { access_token: 'at-2', token_type: 'Bearer' })
+    const c = client({ clientSecret: undefined, privateKey: jwk, scopes: ['groups'] })
+    await c.handleCallback(callback(), CHECKS)
+    await c.clientCredentials()
+    const assertion = await assertionFrom(first)
+    expect(decodeProtectedHeader(assertion)).toMatchObject({ alg: 'ES256', kid: 'client-key-1' })
+    const { payload } = await jwtVerify(assertion, publicKey, { currentDate: new Date(NOW), algorithms: ['ES256'] })
+    expect(payload).toMatchObject({ iss: 'my-client', sub: 'my-client', aud: ISSUER, iat: SECONDS })
+    expect((payload.exp as number) - SECONDS).toBeGreaterThan(0)
+    expect((payload.exp as number) - SECONDS).toBeLessThanOrEqual(300)
+    expect(payload.jti).toEqual(expect.any(String))
+    const again = await jwtVerify(await assertionFrom(second), publicKey, { currentDate: new Date(NOW) })
+    expect(again.payload.jti).not.toBe(payload.jti)
+  })
+
+  it('private_key_jwt: an alg in the JWK wins; RSA defaults to RS256', async () => {
+    const { privateKey } = await generateKeyPair('PS256', { extractable: true })
+    const pool = provider()
+    const withAlg = tokenEndpoint(pool, 200, { access_token: 'at-1', token_type: 'Bearer' })
+    const withoutAlg = tokenEndpoint(pool, 200, { access_token: 'at-2', token_type: 'Bearer' })
+    const jwk = await exportJWK(privateKey)
+    await client({ privateKey: { ...jwk, alg: 'PS256' }, clientSecret: undefined }).clientCredentials()
+    await client({ privateKey: jwk, clientSecret: undefined }).clientCredentials()
+    expect(decodeProtectedHeader(await assertionFrom(withAlg))).toEqual({ alg: 'PS256', typ: 'JWT' })
+    expect(decodeProtectedHeader(await assertionFrom(withoutAlg))).toEqual({ alg: 'RS256', typ: 'JWT' })
+  })
+
+  it('client_secret_jwt: HS256 over the client secret', async () => {
+    const pool = provider()
+    const captured = tokenEndpoint(pool, 200, { access_token: 'at-1', token_type: 'Bearer' })
+    await client({ tokenEndpointAuthMethod: 'client_secret_jwt' }).clientCredentials()
+    const { payload, protectedHeader } = await jwtVerify(await assertionFrom(captured), new TextEncoder().encode(SECRET), {
+      currentDate: new Date(NOW),
+    })
+    expect(protectedHeader.alg).toBe('HS256')
+    expect(payload).toMatchObject({ iss: 'my-client', sub: 'my-client', aud: ISSUER })
+  })
+
+  it('never shows the key or the assertion in an error, even when the provider echoes them', async () => {
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true })
+    const jwk = await exportJWK(privateKey)
+    const pool = provider()
+    let assertion = ''
+    pool.intercept({ path: '/token', method: 'POST' }).reply((request) => {
+      assertion = new URLSearchParams(String(request.body)).get('client_assertion') ?? ''
+      return { statusCode: 401, data: JSON.stringify({ error: 'invalid_client', error_description: `bad assertion ${assertion}` }), responseOptions: { headers: JSON_HEADERS } }
+    })
+    const err = await rejection(client({ privateKey: jwk, clientSecret: undefined }).clientCredentials())
+    expect(err).toMatchObject({ error: 'invalid_client' })
+    expect(assertion).not.toBe('')
+    // The provider's text is cut at 300 characters, so look for the assertion's claims part too.
+    expectNoSecrets(err, [assertion, assertion.split('.')[1] as string, jwk.d as string, jwk.p as string, jwk.q as string])
+  })
+
+  it('a key that cannot be imported is an InvalidOptionError naming privateKey, without the key', async () => {
+    provider()
+    const broken = { kty: 'RSA', n: 'AQAB', e: 'AQAB', d: 'not-really-a-private-exponent-0123456789' }
+    const err = await rejection(client({ privateKey: broken, clientSecret: undefined }).clientCredentials())
+    expect(err).toBeInstanceOf(InvalidOptionError)
+    expect(err).toMatchObject({ option: 'privateKey' })
+    expectNoSecrets(err, [broken.d])
+    expect((err as Error).cause).toBeUndefined()
   })
 })

@@ -78,7 +78,30 @@ describe('groups', () => {
   })
 
   it('drops known fields of the wrong type instead of keeping them', () => {
-    expect(parseGroup({ id: 'g', type: 1, description: 2, notAfter: 3 })).toEqual({ id: 'g', displayName: 'g' })
+    expect(parseGroup({ id: 'g', type: 1, description: 2 })).toEqual({ id: 'g', displayName: 'g' })
+  })
+
+  it('reads a group\'s validity by the same rule as a membership\'s: unreadable is inactive, null is no bound', () => {
+    const cases: [Record<string, unknown>, boolean | undefined][] = [
+      [{ notAfter: 1577836800000 }, false],
+      [{ notBefore: 'soon' }, false],
+      [{ active: 'false' }, false],
+      [{ active: 'true' }, false],
+      [{ active: 0 }, false],
+      [{ active: null }, false],
+      [{ active: true }, true],
+      [{ active: false }, false],
+      [{ notAfter: null, notBefore: null }, undefined],
+      [{}, undefined],
+    ]
+    for (const [fields, active] of cases) {
+      const group = parseGroup({ id: 'g', ...fields })
+      const membership = parseMyMembership({ basic: 'member', ...fields })
+      expect(group.active, JSON.stringify(fields)).toBe(active)
+      expect(membership.active, JSON.stringify(fields)).toBe(active)
+      expect(group.notAfter ?? null).toBe(null)
+    }
+    expect(parseGroup({ id: 'g', notAfter: '2030-01-01T00:00:00Z' }).notAfter).toBe('2030-01-01T00:00:00Z')
   })
 
   it('needs a non-empty string id and an object', () => {

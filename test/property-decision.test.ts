@@ -21,7 +21,7 @@ import {
 
 const NOW = Date.parse('2026-11-21T12:00:00Z')
 const DAY = 86_400_000
-const ROLES = ['member', 'admin', 'owner'] as const
+const ROLES = ['member', 'manager', 'admin', 'owner'] as const
 const GROUPS = [
   { id: 'fc:adhoc:g0', type: 'tA' },
   { id: 'fc:adhoc:g1', type: 'tA' },
@@ -55,7 +55,7 @@ const date = fc.constantFrom<string | undefined>(
 
 const membership: fc.Arbitrary<Membership> = fc
   .record({
-    basic: fc.constantFrom<string | undefined>(...ROLES, 'superhero', undefined),
+    basic: fc.constantFrom<string | undefined>(...ROLES, 'prospect', 'superhero', undefined),
     active: fc.constantFrom<boolean | undefined>(undefined, true, false),
     notBefore: date,
     notAfter: date,
@@ -124,9 +124,9 @@ function inWindow(m: Membership): boolean {
 
 function satisfies(m: Membership, required: string | undefined): boolean {
   if (!inWindow(m)) return false
-  if (required === undefined) return true
+  // "Any role" is any role the resolver knows: an unknown or missing role satisfies nothing.
   const held = ROLES.indexOf(m.basic as never)
-  return held >= 0 && held >= ROLES.indexOf(required as never)
+  return held >= 0 && (required === undefined || held >= ROLES.indexOf(required as never))
 }
 
 function model(s: Spec, w: World): Outcome {
@@ -224,6 +224,26 @@ describe('decisions against a reference model', () => {
     // The generators reach all three outcomes, and the warm path decides some worlds.
     expect(seen).toEqual(new Set(['allowed', 'denied', 'unknown']))
     expect(warmAllowed).toBeGreaterThan(0)
+  })
+
+  it('the warm path, whenever it decides, deep-equals what check decided on the same cache', async () => {
+    let compared = 0
+    await fc.assert(
+      fc.asyncProperty(world, spec, fc.array(spec, { maxLength: 3 }), async (w, s, others) => {
+        const resolver = createMembershipResolver({ client: clientFor(w), now: () => NOW, cache: { max: 64 } })
+        // Other requirements first, so that the cache holds a random mix of answers.
+        for (const other of others) await resolver.check('opaque-token', build(other)).catch(() => undefined)
+        const requirement = build(s)
+        const cold = await resolver.check('opaque-token', requirement).catch(() => undefined)
+        const warm = resolver.checkCached?.('opaque-token', requirement)
+        if (warm === undefined) return
+        compared++
+        expect(warm).toEqual(cold)
+        expect(await resolver.check('opaque-token', requirement)).toEqual(warm)
+      }),
+      { numRuns: 300 },
+    )
+    expect(compared).toBeGreaterThan(0)
   })
 
   it('a partial me/groups never turns an allowed decision into a denial', async () => {

@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createGuardCore, type GuardCore } from '../src/adapter-kit.js'
 import {
-  createGuardCore,
   createMembershipResolver,
   extractBearerToken,
   group,
@@ -17,7 +17,6 @@ import {
   TokenMalformedError,
   TokenMissingError,
   VootError,
-  type GuardCore,
   type MembershipResolver,
 } from '../src/index.js'
 

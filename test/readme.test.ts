@@ -3,8 +3,13 @@
  * an example file on its first line (`// examples/...`) must consist of lines of that file,
  * in order (lines that are only `// …` mark an omission). The examples themselves are
  * type-checked and run by test/examples.test.ts, so the README cannot drift from working code.
+ *
+ * Every other ```ts block in README.md and docs/ is type-checked against the sources by
+ * scripts/check-doc-snippets.mjs (```ts ignore opts a fragment out).
  */
+import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
@@ -27,4 +32,14 @@ describe('README code blocks', () => {
       at = found + 1
     }
   })
+})
+
+describe('TypeScript blocks in README.md and docs/', () => {
+  it('type-check against the sources', async () => {
+    const script = new URL('../scripts/check-doc-snippets.mjs', import.meta.url).pathname
+    const { stdout } = await promisify(execFile)(process.execPath, [script, '--json']).catch((error: { stdout: string }) => error)
+    const result = JSON.parse(stdout) as { checked: number; excerpts: number; ignored: number; errors: string[] }
+    expect(result.errors).toEqual([])
+    expect(result.checked).toBeGreaterThan(0)
+  }, 120_000)
 })

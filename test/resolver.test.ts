@@ -98,8 +98,11 @@ describe('decision rules', () => {
     expect(await resolver.check('bob-token', group('fc:fs:fs:emne:example.org:FUTURE:1'))).toMatchObject({ allowed: true })
   })
 
-  it('lets an unknown role satisfy "any role" but no named role', async () => {
-    expect(await resolver.check('bob-token', group('fc:adhoc:weird-role'))).toMatchObject({ allowed: true })
+  it('lets an unknown role satisfy no requirement, not even "any role"', async () => {
+    expect(await resolver.check('bob-token', group('fc:adhoc:weird-role'))).toMatchObject({
+      allowed: false,
+      reason: 'insufficient_role',
+    })
     expect(await resolver.check('bob-token', group('fc:adhoc:weird-role', 'member'))).toMatchObject({
       allowed: false,
       reason: 'insufficient_role',
@@ -110,8 +113,16 @@ describe('decision rules', () => {
     const custom = make({ roles: ['prospect', 'member', 'manager', 'admin', 'owner'] })
     expect(await custom.check('alice-token', group(ORG, 'manager'))).toMatchObject({ allowed: true })
     expect(await custom.check('bob-token', group(ORG, 'manager'))).toMatchObject({ allowed: false })
-    expect(() => resolver.assertRequirement(group(ORG, 'manager'))).toThrow(InvalidArgumentError)
-    await expect(resolver.check('bob-token', group(ORG, 'manager'))).rejects.toThrow(/Unknown role/)
+    expect(() => resolver.assertRequirement(group(ORG, 'steward'))).toThrow(InvalidArgumentError)
+    await expect(resolver.check('bob-token', group(ORG, 'steward'))).rejects.toThrow(/Unknown role/)
+  })
+
+  it('an allowed anyOf names the alternative that held, cold and warm alike', async () => {
+    const requirement = anyOf(group('fc:adhoc:nope'), group('fc:adhoc:partial'))
+    const cold = await resolver.check('bob-token', requirement)
+    expect(cold).toEqual({ allowed: true, reason: 'member', requirement: 'group fc:adhoc:partial', groupId: 'fc:adhoc:partial' })
+    expect(resolver.checkCached?.('bob-token', requirement)).toEqual(cold)
+    expect(await resolver.check('bob-token', requirement)).toEqual(cold)
   })
 
   it('anyOf is allowed by one alternative from the list without asking about the others', async () => {

@@ -28,7 +28,8 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 export interface Answer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string
+  /** Text is sent as UTF-8; bytes (an image) as they are. */
+  readonly body: string | Buffer
   readonly json?: unknown
 }
 
@@ -85,7 +86,19 @@ export const NOT_FOUND: Answer = messageAnswer(404, 'Requested resource was not 
  * ```
  */
 export function writeAnswer(res: ServerResponse, answer: Answer): void {
-  const body = Buffer.from(answer.body, 'utf8')
+  const body = answerBytes(answer)
   res.writeHead(answer.status, { ...answer.headers, 'content-length': String(body.length) })
   res.end(body)
+}
+
+/**
+ * The bytes of an answer's body as they go on the wire.
+ *
+ * @example
+ * ```ts
+ * res.writeHead(answer.status, { 'content-length': String(answerBytes(answer).length) })
+ * ```
+ */
+export function answerBytes(answer: Answer): Buffer {
+  return typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body
 }

@@ -11,7 +11,7 @@ import { validateEmulatorData, type EmulatorData } from './data.js'
  * Reads, parses and validates a JSON data file. Every error message starts with the file's
  * path and, for invalid data, names the bad field.
  *
- * @throws {@link InvalidArgumentError} when the file cannot be read, is not JSON, or is not a valid data set.
+ * @throws {@link voot-guard!InvalidArgumentError} when the file cannot be read, is not JSON, or is not a valid data set.
  * @example
  * ```ts
  * const data = await loadEmulatorData('./test/fixtures/groups.json')

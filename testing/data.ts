@@ -8,6 +8,7 @@
 import { InvalidArgumentError } from '../src/errors.js'
 import { assertGroupId } from '../src/group-id.js'
 import type { GroupType, Membership, Translatable } from '../src/types.js'
+import { parseLogo } from './group-logo.js'
 
 export { defaultData } from './default-data.js'
 
@@ -31,20 +32,29 @@ export interface EmulatorGroup {
   /** ISO timestamp; outside `notBefore`/`notAfter` every membership of the group is inactive. */
   notBefore?: string
   notAfter?: string
+  /**
+   * The group's logo as an image `data:` URL (`data:image/png;base64,...` or
+   * `data:image/svg+xml,...`), served at `groups/{groupid}/logo` (Dataporten dialect) and
+   * never inside the group's JSON. Groups without one answer 404 there.
+   */
+  logo?: string
   [attribute: string]: unknown
 }
 
 /**
- * One membership of a user.
+ * One membership of a user. `membership` is served as it is written: an object
+ * (`{ basic: 'member', ... }`), or a plain role string (`'manager'`), as some VOOT servers
+ * send it.
  *
  * @example
  * ```ts
  * const m: EmulatorMembership = { groupId: 'fc:org:example.org', membership: { basic: 'member' } }
+ * const s: EmulatorMembership = { groupId: 'urn:collab:group:example.org:staff', membership: 'manager' }
  * ```
  */
 export interface EmulatorMembership {
   groupId: string
-  membership: Membership
+  membership: Membership | string
 }
 
 /**
@@ -114,7 +124,7 @@ const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?
  * The copy is what an emulator serves, so a caller can change `emulator.data` in a test
  * without touching the value it passed in (or {@link defaultData}).
  *
- * @throws {@link InvalidArgumentError} naming the bad field, such as
+ * @throws {@link voot-guard!InvalidArgumentError} naming the bad field, such as
  *   `users[2].memberships[0].groupId: unknown group "x"`.
  * @example
  * ```ts
@@ -149,6 +159,9 @@ export function validateEmulatorData(input: unknown): EmulatorData {
     if (group['public'] !== undefined && typeof group['public'] !== 'boolean') fail(`${path}.public`, 'must be a boolean')
     timestamp(group, 'notBefore', path)
     timestamp(group, 'notAfter', path)
+    if (group['logo'] !== undefined && (typeof group['logo'] !== 'string' || parseLogo(group['logo']) === undefined)) {
+      fail(`${path}.logo`, 'must be an image data: URL such as "data:image/png;base64,iVBORw0KGgo..."')
+    }
     if ('membership' in group) fail(`${path}.membership`, 'not allowed on a group: memberships belong to users')
   })
 
@@ -237,7 +250,11 @@ export function validateEmulatorData(input: unknown): EmulatorData {
 }
 
 function membership(value: unknown, path: string): void {
-  if (!isRecord(value)) fail(path, 'must be an object')
+  if (typeof value === 'string') {
+    if (value === '') fail(path, 'must be an object or a non-empty role string')
+    return
+  }
+  if (!isRecord(value)) fail(path, 'must be an object or a role string')
   optionalString(value, 'basic', path)
   translatable(value, 'displayName', path, false)
   if (value['active'] !== undefined && typeof value['active'] !== 'boolean') fail(`${path}.active`, 'must be a boolean')

@@ -12,6 +12,9 @@
  * | `erin`  | no groups at all                                                                |
  * | `frank` | pupil in the school class                                                       |
  *
+ * The organisation and the public seminar have a logo (`groups/{groupid}/logo`: a PNG and an
+ * SVG); the other groups answer 404 there.
+ *
  * Registered clients: `demo-client` / `demo-secret` (redirect URIs
  * `http://127.0.0.1:3000/callback` and `http://localhost:3000/callback`), and
  * `demo-service` / `demo-service-secret` for the client credentials grant.
@@ -62,6 +65,14 @@ export const PUBLIC_ADHOC_GROUP_ID = 'fc:adhoc:0b5e7c3a-91d4-4f26-8a1e-c6d2f4b9e
 
 const STUDENT_ROLE = { nb: 'Student', en: 'Student' }
 
+/** A 16x16 blue PNG: the organisation's logo. */
+const ORG_LOGO =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR42mOQ9+shCTGMahjVMHw1AAD0VPkBhEMZKAAAAABJRU5ErkJggg=='
+/** A small SVG: the open seminar's logo (an ad-hoc group's uploaded logo). */
+const SEMINAR_LOGO =
+  'data:image/svg+xml,' +
+  encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle cx="8" cy="8" r="7" fill="#c0392b"/></svg>')
+
 /**
  * The default data set (see the module documentation for the users and what they show).
  *
@@ -90,6 +101,7 @@ export const defaultData: EmulatorData = deepFreeze({
       orgType: ['higher_education'],
       norEduOrgNIN: 'NO974760673',
       public: false,
+      logo: ORG_LOGO,
     },
     {
       id: 'fc:org:example.org:unit:AVD-U2',
@@ -145,6 +157,7 @@ export const defaultData: EmulatorData = deepFreeze({
       description: 'Open seminar series on information security',
       type: 'voot:ad-hoc',
       public: true,
+      logo: SEMINAR_LOGO,
     },
     {
       id: SCHOOL_GROUP_ID,

@@ -1,7 +1,8 @@
 /**
- * The emulator: one loopback HTTP server with the six group endpoints (under `/groups` and
- * `/v1/groups`) and the authorization server beside them, plus the controls a test needs
- * (tokens, faults, latency, a rate limit, a request log and an injectable clock).
+ * The emulator: one loopback HTTP server with the group endpoints of a dialect (Dataporten's
+ * under `/groups` and `/groups/v1`, or OpenConext's at the root) and the authorization
+ * server beside them, plus the controls a test needs (tokens, faults, latency, a rate
+ * limit, a request log and an injectable clock).
  *
  * @module
  */
@@ -13,10 +14,11 @@ import { identifyCaller } from './bearer-auth.js'
 import { loadEmulatorData } from './data-file.js'
 import { validateEmulatorData, type EmulatorData } from './data.js'
 import { defaultData } from './default-data.js'
+import { dialectRoutes, type EmulatorDialect } from './dialect.js'
 import { FaultRegistry, type FaultController } from './faults.js'
 import { createGroupService } from './group-service.js'
-import { isGroupServicePath } from './group-routes.js'
 import { createOAuthServer, type OAuthServer } from './oauth-server.js'
+import { openConextData } from './openconext-data.js'
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js'
 import { RequestLog, type RecordedRequest } from './request-log.js'
 import { TokenStore } from './token-store.js'
@@ -27,14 +29,22 @@ import { TokenStore } from './token-store.js'
  * @example
  * ```ts
  * await startEmulator({ data: './groups.json', latency: 20, rateLimit: { limit: 100, windowMs: 1000 } })
+ * await startEmulator({ dialect: 'openconext' }) // SURFconext's routes at the root, URN ids, five roles
  * ```
  */
 export interface EmulatorOptions {
+  /**
+   * The real service to play. `'dataporten'` (default): the Feide/Dataporten groups API
+   * under `/groups` (and `/groups/v1`). `'openconext'`: SURFconext's OpenConext-voot at the
+   * root (`/me/groups`, `/me/groups/{id}`), whole groups with `sourceID`, Spring's error
+   * bodies. It also picks the default data ({@link defaultData} or {@link openConextData}).
+   */
+  dialect?: EmulatorDialect
   /** Port to listen on. Default 0 (any free port). */
   port?: number
   /** Address to listen on. Default `'127.0.0.1'`. */
   host?: string
-  /** A data set, or the path of a JSON file with one. Default {@link defaultData}. */
+  /** A data set, or the path of a JSON file with one. Default: the dialect's ({@link defaultData} or {@link openConextData}). */
   data?: EmulatorData | string
   /** Milliseconds added to every group-endpoint answer. Default 0. */
   latency?: number
@@ -90,8 +100,13 @@ export interface IssueClientTokenOptions {
  * ```
  */
 export interface Emulator {
-  /** Base URL of the group endpoints, with the `/groups` prefix and no trailing slash. */
+  /**
+   * Base URL of the group endpoints, no trailing slash: with the `/groups` prefix
+   * (Dataporten dialect), or the bare origin (OpenConext dialect, which serves at the root).
+   */
   readonly baseUrl: string
+  /** The dialect served. */
+  readonly dialect: EmulatorDialect
   /** Base URL of the authorization server (same server, no path). */
   readonly authUrl: string
   /** The data served. Live: changes take effect on the next request. */
@@ -128,7 +143,7 @@ const DEFAULT_CLIENT_SCOPES = ['groups']
 /**
  * Starts an emulator of a VOOT group service (and its authorization server) on loopback.
  *
- * @throws {@link InvalidOptionError} for an invalid option, including an invalid data set
+ * @throws {@link voot-guard!InvalidOptionError} for an invalid option, including an invalid data set
  *   (the message names the bad field, such as `options.data: users[2].memberships[0].groupId: unknown group "x"`).
  * @example
  * ```ts
@@ -141,7 +156,9 @@ const DEFAULT_CLIENT_SCOPES = ['groups']
  * ```
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const { port = 0, host = '127.0.0.1', latency = 0, now = Date.now } = options
+  const { port = 0, host = '127.0.0.1', latency = 0, now = Date.now, dialect = 'dataporten' } = options
+  // Throws for an unknown dialect, naming the option.
+  const routes = dialectRoutes(dialect)
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError('port', 'must be an integer from 0 to 65535')
   if (typeof host !== 'string' || host === '') throw new InvalidOptionError('host', 'must be a non-empty string')
   if (typeof latency !== 'number' || !Number.isFinite(latency) || latency < 0) {
@@ -152,12 +169,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     throw new InvalidOptionError('rateLimit', 'must be an object { limit, windowMs }')
   }
   const limiter: RateLimiter | undefined = options.rateLimit && createRateLimiter({ ...options.rateLimit, now })
-  const data = await resolveData(options.data)
+  const data = await resolveData(options.data ?? (dialect === 'openconext' ? openConextData : defaultData))
 
   const tokens = new TokenStore(now)
   const log = new RequestLog()
   const faults = new FaultRegistry()
-  const groupService = createGroupService({ data, tokens, faults, latency, now, ...(limiter === undefined ? {} : { limiter }) })
+  const groupService = createGroupService({ data, routes, tokens, faults, latency, now, ...(limiter === undefined ? {} : { limiter }) })
   let authorizationServer: OAuthServer | undefined
   let origin = ''
 
@@ -177,7 +194,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     res.once('close', () => connection.abort())
     try {
       const queryStart = rawUrl.indexOf('?')
-      if (isGroupServicePath(queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart))) {
+      if (routes.isServicePath(queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart))) {
         await groupService.handle(req, res, rawUrl, entry, connection.signal)
       } else {
         await handleOtherRequest(req, res, rawUrl, entry)
@@ -198,8 +215,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let closing: Promise<void> | undefined
 
   return {
-    baseUrl: `${origin}/groups`,
+    baseUrl: `${origin}${routes.basePath}`,
     authUrl: origin,
+    dialect,
     data,
     tokens,
     issueToken(userId, issueOptions = {}) {
@@ -245,9 +263,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
 }
 
-async function resolveData(data: EmulatorData | string | undefined): Promise<EmulatorData> {
+async function resolveData(data: EmulatorData | string): Promise<EmulatorData> {
   try {
-    if (data === undefined) return validateEmulatorData(defaultData)
     if (typeof data === 'string') return await loadEmulatorData(data)
     return validateEmulatorData(data)
   } catch (err) {

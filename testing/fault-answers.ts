@@ -11,7 +11,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { JSON_CONTENT_TYPE, jsonAnswer, type Answer } from './answer.js'
+import { answerBytes, JSON_CONTENT_TYPE, jsonAnswer, type Answer } from './answer.js'
 import type { Fault } from './faults.js'
 
 /**
@@ -83,7 +83,7 @@ export function resetConnection(socket: Socket): void {
  * ```
  */
 export function writeTruncated(res: ServerResponse, answer: Answer): void {
-  const body = Buffer.from(answer.body, 'utf8')
+  const body = answerBytes(answer)
   res.writeHead(answer.status, { ...answer.headers, 'content-length': String(body.length) })
   // A FIN rather than a RST: a RST could make the client's kernel drop the bytes already
   // sent, and the point is that the client sees headers and part of the body.
@@ -99,7 +99,7 @@ export function writeTruncated(res: ServerResponse, answer: Answer): void {
  * ```
  */
 export async function writeSlowly(res: ServerResponse, answer: Answer, bytesPerSecond: number, signal: AbortSignal): Promise<void> {
-  const body = Buffer.from(answer.body, 'utf8')
+  const body = answerBytes(answer)
   res.writeHead(answer.status, { ...answer.headers, 'content-length': String(body.length) })
   // Ten chunks a second when the rate allows, else one byte per tick.
   const chunkSize = Math.max(1, Math.floor(bytesPerSecond / 10))

@@ -6,7 +6,6 @@
  * @module
  */
 import { InvalidArgumentError } from '../src/errors.js'
-import type { GroupRoute } from './group-routes.js'
 
 /**
  * One kind of misbehaviour.
@@ -94,7 +93,8 @@ export interface FaultCandidate {
   readonly token: string | undefined
   readonly pathname: string
   readonly decodedPathname: string
-  readonly route: GroupRoute['name'] | undefined
+  /** The matched route's name (`me/groups`, `me/groups/{groupid}`, ...). */
+  readonly route: string | undefined
 }
 
 interface Entry {

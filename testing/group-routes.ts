@@ -1,6 +1,7 @@
 /**
- * The six group endpoints (under `/groups` and `/v1/groups`): matching a request path to
- * one of them, and computing its answer as the real service would.
+ * The Dataporten dialect's group endpoints (the six of the spec and `groups/{groupid}/logo`,
+ * under `/groups` and `/groups/v1`): matching a request path to one of them, and computing
+ * its answer as the real service would.
  *
  * Pure: no I/O, no clock of its own. Faults, latency and rate limits live elsewhere.
  *
@@ -10,17 +11,20 @@ import type { Membership } from '../src/types.js'
 import { jsonAnswer, messageAnswer, NOT_FOUND, type Answer } from './answer.js'
 import { challenge, type Caller } from './bearer-auth.js'
 import type { EmulatorData, EmulatorGroup } from './data.js'
+import { logoAnswer, servedGroup } from './group-logo.js'
 import { isActiveMembership, meAccess, ownMemberships, type OwnMembership } from './visibility.js'
 
 /**
- * The path prefixes the group endpoints live under (the real service has both).
+ * The path prefixes the group endpoints live under: the real service serves every path
+ * also with `v1/` right after its `/groups` prefix (there is no `/v1/groups`). The longer
+ * prefix comes first, so that `/groups/v1/me/groups` is not read as `/groups` + `v1/...`.
  *
  * @example
  * ```ts
  * GROUP_PREFIXES.map((prefix) => `${origin}${prefix}/grouptypes`)
  * ```
  */
-export const GROUP_PREFIXES: readonly string[] = ['/groups', '/v1/groups']
+export const GROUP_PREFIXES: readonly string[] = ['/groups/v1', '/groups']
 
 /** Group types whose member lists the real service does not give out (they are huge). */
 const TYPES_WITHOUT_MEMBER_LIST = new Set(['fc:org'])
@@ -39,6 +43,7 @@ export type GroupRoute =
   | { readonly name: 'me/groups/{groupid}'; readonly groupId: string }
   | { readonly name: 'groups/{groupid}'; readonly groupId: string }
   | { readonly name: 'groups/{groupid}/members'; readonly groupId: string }
+  | { readonly name: 'groups/{groupid}/logo'; readonly groupId: string }
   | { readonly name: 'groups' }
   | { readonly name: 'grouptypes' }
 
@@ -57,7 +62,7 @@ export const LIST_ROUTES: ReadonlySet<GroupRoute['name']> = new Set(['me/groups'
  *
  * @example
  * ```ts
- * isGroupServicePath('/v1/groups/grouptypes') // true
+ * isGroupServicePath('/groups/v1/grouptypes') // true
  * isGroupServicePath('/oauth/token')          // false
  * ```
  */
@@ -72,7 +77,7 @@ export function isGroupServicePath(pathname: string): boolean {
  *
  * @example
  * ```ts
- * matchGroupRoute('/v1/groups/groups/a%2Fb/members') // { name: 'groups/{groupid}/members', groupId: 'a/b' }
+ * matchGroupRoute('/groups/v1/groups/a%2Fb/members') // { name: 'groups/{groupid}/members', groupId: 'a/b' }
  * ```
  */
 export function matchGroupRoute(pathname: string): GroupRoute | undefined {
@@ -90,7 +95,8 @@ export function matchGroupRoute(pathname: string): GroupRoute | undefined {
     if (second === undefined) return { name: 'groups' }
     if (second === '') return undefined
     if (third === undefined) return { name: 'groups/{groupid}', groupId: second }
-    return third === 'members' ? { name: 'groups/{groupid}/members', groupId: second } : undefined
+    if (third === 'members') return { name: 'groups/{groupid}/members', groupId: second }
+    return third === 'logo' ? { name: 'groups/{groupid}/logo', groupId: second } : undefined
   }
   if (first === 'grouptypes' && second === undefined) return { name: 'grouptypes' }
   return undefined
@@ -166,16 +172,18 @@ export function answerGroupRequest(request: GroupRequest): Answer {
         own
           .filter((entry) => showAll || isActiveMembership(entry.membership, entry.group, now))
           .filter((entry) => request.omit?.has(entry.group.id) !== true)
-          .map((entry) => ({ ...entry.group, membership: entry.membership })),
+          .map((entry) => ({ ...servedGroup(entry.group), membership: entry.membership })),
       )
     }
     case 'groups/{groupid}':
-    case 'groups/{groupid}/members': {
+    case 'groups/{groupid}/members':
+    case 'groups/{groupid}/logo': {
       const group = visibleGroups(data, caller).find((candidate) => candidate.id === route.groupId)
       if (group === undefined) return NOT_FOUND
-      if (route.name === 'groups/{groupid}') return jsonAnswer(200, group)
+      if (route.name === 'groups/{groupid}') return jsonAnswer(200, servedGroup(group))
+      if (route.name === 'groups/{groupid}/logo') return logoAnswer(group) ?? NOT_FOUND
       if (group.type !== undefined && TYPES_WITHOUT_MEMBER_LIST.has(group.type)) return jsonAnswer(200, [])
-      const members: { name: string; membership: Membership }[] = []
+      const members: { name: string; membership: Membership | string }[] = []
       for (const user of data.users) {
         const entry = user.memberships.find((candidate) => candidate.groupId === group.id)
         if (entry === undefined) continue
@@ -185,7 +193,12 @@ export function answerGroupRequest(request: GroupRequest): Answer {
     }
     case 'groups': {
       const needle = (query.get('query') ?? '').toLowerCase()
-      return jsonAnswer(200, visibleGroups(data, caller).filter((group) => needle === '' || matchesQuery(group, needle)))
+      return jsonAnswer(
+        200,
+        visibleGroups(data, caller)
+          .filter((group) => needle === '' || matchesQuery(group, needle))
+          .map(servedGroup),
+      )
     }
     case 'grouptypes':
       return jsonAnswer(200, data.groupTypes)
@@ -207,7 +220,16 @@ function matchesQuery(group: EmulatorGroup, needle: string): boolean {
   })
 }
 
-function decodeSegments(path: string): string[] | undefined {
+/**
+ * Splits a raw path at `/` and percent-decodes each segment on its own (so `%2F` stays
+ * inside its segment); `undefined` for bad percent-encoding.
+ *
+ * @example
+ * ```ts
+ * decodeSegments('me/groups/a%2Fb') // ['me', 'groups', 'a/b']
+ * ```
+ */
+export function decodeSegments(path: string): string[] | undefined {
   try {
     return path.split('/').map((segment) => decodeURIComponent(segment))
   } catch {

@@ -1,14 +1,16 @@
 /**
- * The group service's side of the emulator: one request on `/groups` or `/v1/groups` goes
- * through the rate limit, the configured latency and the injected faults, and then gets
- * the answer the real service would give.
+ * The group service's side of the emulator: one request on a path of the dialect's group
+ * service (`/groups/...` for Dataporten, `/me/...` for OpenConext) goes through the rate
+ * limit, the configured latency and the injected faults, and then gets the answer the real
+ * service would give.
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { NOT_FOUND, writeAnswer } from './answer.js'
+import { writeAnswer } from './answer.js'
 import { identifyCaller } from './bearer-auth.js'
 import type { EmulatorData } from './data.js'
+import type { DialectRoutes } from './dialect.js'
 import {
   pause,
   replacementAnswer,
@@ -19,7 +21,7 @@ import {
   wrongShape,
 } from './fault-answers.js'
 import type { FaultRegistry } from './faults.js'
-import { answerGroupRequest, decodePathname, LIST_ROUTES, matchGroupRoute } from './group-routes.js'
+import { decodePathname } from './group-routes.js'
 import type { RateLimiter } from './rate-limiter.js'
 import type { TokenStore } from './token-store.js'
 
@@ -28,12 +30,14 @@ import type { TokenStore } from './token-store.js'
  *
  * @example
  * ```ts
- * const options: GroupServiceOptions = { data, tokens, faults: new FaultRegistry(), latency: 0, now: Date.now }
+ * const options: GroupServiceOptions = { data, routes: dialectRoutes('dataporten'), tokens, faults: new FaultRegistry(), latency: 0, now: Date.now }
  * ```
  */
 export interface GroupServiceOptions {
   /** The data served (live). */
   data: EmulatorData
+  /** The dialect's routes. */
+  routes: DialectRoutes
   tokens: TokenStore
   faults: FaultRegistry
   /** Milliseconds added to every answer. */
@@ -66,11 +70,11 @@ export interface GroupService {
  *
  * @example
  * ```ts
- * const service = createGroupService({ data, tokens, faults, latency: 0, now: Date.now })
+ * const service = createGroupService({ data, routes, tokens, faults, latency: 0, now: Date.now })
  * ```
  */
 export function createGroupService(options: GroupServiceOptions): GroupService {
-  const { data, tokens, faults, latency, limiter, now } = options
+  const { data, routes, tokens, faults, latency, limiter, now } = options
   return {
     async handle(req, res, rawUrl, entry, signal) {
       const queryStart = rawUrl.indexOf('?')
@@ -84,7 +88,7 @@ export function createGroupService(options: GroupServiceOptions): GroupService {
         return
       }
 
-      const route = matchGroupRoute(pathname)
+      const route = routes.match(pathname)
       const fault = faults.take({ token: caller.token, pathname, decodedPathname: decodePathname(pathname), route: route?.name })
       switch (fault?.kind) {
         case 'latency':
@@ -105,21 +109,18 @@ export function createGroupService(options: GroupServiceOptions): GroupService {
         return
       }
 
-      const answer =
-        route === undefined
-          ? NOT_FOUND
-          : answerGroupRequest({
-              method: req.method ?? 'GET',
-              route,
-              query: new URLSearchParams(queryStart === -1 ? '' : rawUrl.slice(queryStart + 1)),
-              caller,
-              data,
-              now: now(),
-              ...(fault?.kind === 'partial' ? { omit: new Set(fault.omit) } : {}),
-            })
+      const request = {
+        method: req.method ?? 'GET',
+        query: new URLSearchParams(queryStart === -1 ? '' : rawUrl.slice(queryStart + 1)),
+        caller,
+        data,
+        now: now(),
+        ...(fault?.kind === 'partial' ? { omit: new Set(fault.omit) } : {}),
+      }
+      const answer = route === undefined ? routes.unknownRoute(request) : route.answer(request)
       switch (fault?.kind) {
         case 'wrong-shape':
-          writeAnswer(res, wrongShape(answer, route !== undefined && LIST_ROUTES.has(route.name)))
+          writeAnswer(res, wrongShape(answer, route?.list === true))
           return
         case 'reset-mid-body':
           writeTruncated(res, answer)

@@ -1,8 +1,9 @@
 /**
  * `voot-guard/testing`: an emulator of a VOOT group service and its authorization server,
- * for tests, examples and local development. It behaves like the real service (statuses,
- * bodies, challenges, partial answers, `%2F` in ids) and can misbehave on demand (faults,
- * latency, rate limits).
+ * for tests, examples and local development. It plays Feide/Dataporten (the default) or
+ * SURFconext's OpenConext-voot (`dialect: 'openconext'`), behaves like the real service
+ * (statuses, bodies, challenges, partial answers, `%2F` in ids) and can misbehave on demand
+ * (faults, latency, rate limits). docs/emulator.md has the data file's schema.
  *
  * @example
  * ```ts
@@ -34,6 +35,14 @@ export {
 } from './data.js'
 export { loadEmulatorData } from './data-file.js'
 export { defaultData, ADHOC_GROUP_ID, ORG_ID, PUBLIC_ADHOC_GROUP_ID, SCHOOL_GROUP_ID } from './default-data.js'
+export {
+  openConextData,
+  INVITE_GROUP_ID,
+  PROJECT_BOARD_GROUP_ID,
+  READING_CLUB_GROUP_ID,
+  RESEARCH_DATA_GROUP_ID,
+} from './openconext-data.js'
+export { EMULATOR_DIALECTS, type EmulatorDialect } from './dialect.js'
 export { TokenStore, type TokenIssueRequest, type TokenRecord } from './token-store.js'
 export type { Fault, FaultController, FaultMatch } from './faults.js'
 export type { RecordedRequest } from './request-log.js'

@@ -53,7 +53,7 @@ const SWEEP_THRESHOLD = 10_000
 /**
  * Creates a fixed-window limiter.
  *
- * @throws {@link InvalidOptionError} for a `limit` that is not a positive integer or a
+ * @throws {@link voot-guard!InvalidOptionError} for a `limit` that is not a positive integer or a
  *   `windowMs` that is not a positive number.
  * @example
  * ```ts

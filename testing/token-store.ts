@@ -88,7 +88,7 @@ export class TokenStore {
   /**
    * Issues a new token: 32 random bytes, base64url-encoded.
    *
-   * @throws {@link InvalidArgumentError} when a field of `record` is invalid.
+   * @throws {@link voot-guard!InvalidArgumentError} when a field of `record` is invalid.
    */
   issue(record: TokenIssueRequest): string {
     const { userId, clientId, scopes, expiresIn } = record

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Membership } from '../src/types.js'
-import type { EmulatorData, EmulatorGroup } from './data.js'
+import type { EmulatorData, EmulatorGroup, EmulatorUser } from './data.js'
 import type { TokenRecord } from './token-store.js'
 
 /**
@@ -23,7 +23,8 @@ import type { TokenRecord } from './token-store.js'
  */
 export interface OwnMembership {
   readonly group: EmulatorGroup
-  readonly membership: Membership
+  /** As the data has it: an object, or a plain role string. */
+  readonly membership: Membership | string
 }
 
 const ORG_TYPES = new Set(['fc:org', 'fc:orgunit'])
@@ -31,14 +32,16 @@ const EDU_TYPE = /^fc:(?:fs:|gogroup$|grep$)/
 
 /**
  * Whether a membership is active at `now`: `active !== false`, and `now` inside the
- * `notBefore`/`notAfter` of both the membership and its group.
+ * `notBefore`/`notAfter` of both the membership and its group. A plain role string has
+ * no dates of its own.
  *
  * @example
  * ```ts
  * isActiveMembership({ basic: 'member', notAfter: '2020-01-01T00:00:00Z' }, group, Date.now()) // false
  * ```
  */
-export function isActiveMembership(membership: Membership, group: EmulatorGroup, now: number): boolean {
+export function isActiveMembership(membership: Membership | string, group: EmulatorGroup, now: number): boolean {
+  if (typeof membership === 'string') return insideDates(group, now)
   if (membership.active === false) return false
   return insideDates(membership, now) && insideDates(group, now)
 }
@@ -57,12 +60,25 @@ export function ownMemberships(data: EmulatorData, record: TokenRecord): OwnMemb
   const user = record.userId === undefined ? undefined : data.users.find((candidate) => candidate.id === record.userId)
   if (user === undefined) return []
   const reveals = scopeFilter(record.scopes)
+  return userMemberships(data, user).filter((entry) => reveals(entry.group))
+}
+
+/**
+ * Every membership of a user with its group, in data order, whatever a token's scopes
+ * (what a client-credentials route that names the user sees).
+ *
+ * @example
+ * ```ts
+ * userMemberships(emulator.data, emulator.data.users[0]!).map((entry) => entry.group.id)
+ * ```
+ */
+export function userMemberships(data: EmulatorData, user: EmulatorUser): OwnMembership[] {
   const groups = new Map(data.groups.map((group) => [group.id, group]))
   const result: OwnMembership[] = []
   for (const entry of user.memberships) {
     const group = groups.get(entry.groupId)
     // A test may have edited emulator.data into an inconsistent state; skip, don't crash.
-    if (group === undefined || !reveals(group)) continue
+    if (group === undefined) continue
     result.push({ group, membership: entry.membership })
   }
   return result

@@ -21,6 +21,7 @@ import {
   createCredentialsReader,
   createGuardCore,
   createGuards,
+  splitGuardOptions,
   type Credentials,
   type FoundToken,
   type GuardOptions,
@@ -78,7 +79,7 @@ export type ExpressGuard = Guards<RequestHandler>
  * ```
  */
 export function createGuard(options: ExpressGuardOptions): ExpressGuard {
-  const { getToken, ...coreOptions } = options
+  const { getToken, coreOptions } = splitGuardOptions(options)
   const credentialsOf = createCredentialsReader(getToken, (req: Request) => authorizationOf(req))
   const core = createGuardCore(coreOptions)
 

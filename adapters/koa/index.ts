@@ -20,6 +20,7 @@ import {
   createCredentialsReader,
   createGuardCore,
   createGuards,
+  splitGuardOptions,
   type Credentials,
   type FoundToken,
   type GuardOptions,
@@ -72,16 +73,15 @@ export type KoaGuard = Guards<Middleware>
  * ```
  */
 export function createGuard(options: KoaGuardOptions): KoaGuard {
-  const { getToken, ...coreOptions } = options
+  const { getToken, coreOptions } = splitGuardOptions(options)
   const credentialsOf = createCredentialsReader(getToken, (ctx: Context) => authorizationOf(ctx.req))
   const core = createGuardCore(coreOptions)
 
-  /** The general path: `credentials`, or the error reading them threw. */
-  async function settle(ctx: Context, next: Next, requirement: Requirement, credentials: Credentials | undefined, failure: unknown): Promise<void> {
+  /** The general path: `credentials()` gives the credentials, or throws what reading them threw. */
+  async function settle(ctx: Context, next: Next, requirement: Requirement, credentials: () => Credentials): Promise<void> {
     let context: VootContext
     try {
-      if (credentials === undefined) throw failure
-      context = await core.authorize(credentials, requirement)
+      context = await core.authorize(credentials(), requirement)
     } catch (error) {
       const answer = core.delegateErrors ? undefined : core.answer(error)
       // Koa's own error handling reads `status`, `headers` and `expose` from the error.
@@ -103,11 +103,13 @@ export function createGuard(options: KoaGuardOptions): KoaGuard {
       try {
         credentials = credentialsOf(ctx)
       } catch (error) {
-        return settle(ctx, next, requirement, undefined, error)
+        return settle(ctx, next, requirement, () => {
+          throw error
+        })
       }
       // Warm cache: decided synchronously, without an extra async frame per request.
       const cached = core.authorizeCached(credentials, requirement)
-      if (cached === undefined) return settle(ctx, next, requirement, credentials, undefined)
+      if (cached === undefined) return settle(ctx, next, requirement, () => credentials)
       ctx.state.voot = cached
       return next()
     }

@@ -11,6 +11,8 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Context, Next } from 'koa'
+import type { onRequestHookHandler } from 'fastify'
+import type { MiddlewareHandler } from 'hono'
 
 /** One route's samples, in microseconds. */
 export interface TimingSummary {
@@ -35,6 +37,10 @@ const CAPACITY = 400_000
 export interface Timings {
   express(name: string, middleware: RequestHandler): RequestHandler
   koa(name: string, middleware: (ctx: Context, next: Next) => Promise<unknown>): (ctx: Context, next: Next) => Promise<unknown>
+  fastify(name: string, hook: onRequestHookHandler): onRequestHookHandler
+  hono(name: string, middleware: MiddlewareHandler): MiddlewareHandler
+  /** A guard (Nest's `canActivate`): timed until it answers, synchronously or through its promise. */
+  guard<C>(name: string, canActivate: (context: C) => boolean | Promise<boolean>): (context: C) => boolean | Promise<boolean>
   /** The samples so far, then forgets them. */
   summary(): Record<string, TimingSummary>
 }
@@ -62,6 +68,33 @@ export function createTimings(): Timings {
       return middleware(ctx, () => {
         record(name, performance.now() - started)
         return next()
+      })
+    },
+    fastify: (name, hook) =>
+      function (this: unknown, request, reply, done) {
+        const started = performance.now()
+        hook.call(this as never, request, reply, (error?: Error) => {
+          record(name, performance.now() - started)
+          done(error as never)
+        })
+      },
+    hono: (name, middleware) => (c, next) => {
+      const started = performance.now()
+      return middleware(c, () => {
+        record(name, performance.now() - started)
+        return next()
+      })
+    },
+    guard: (name, canActivate) => (context) => {
+      const started = performance.now()
+      const result = canActivate(context)
+      if (typeof result === 'boolean') {
+        record(name, performance.now() - started)
+        return result
+      }
+      return result.then((allowed) => {
+        record(name, performance.now() - started)
+        return allowed
       })
     },
     summary() {

@@ -7,18 +7,10 @@
  */
 import { LRUCache } from 'lru-cache'
 import { createCacheKeys } from '../../src/cache-key.js'
-import {
-  indexGroups,
-  createGuardCore,
-  createMembershipResolver,
-  decideFromList,
-  DEFAULT_ROLES,
-  extractBearerToken,
-  group,
-  type Credentials,
-  type GroupsIndex,
-  type Requirement,
-} from '../../src/index.js'
+import { createGuardCore, type Credentials } from '../../src/adapter-kit.js'
+import { evaluate, UNKNOWN, type DecisionView } from '../../src/decision/evaluate.js'
+import { indexGroups, type GroupsIndex } from '../../src/decision/groups-index.js'
+import { createMembershipResolver, DEFAULT_ROLES, extractBearerToken, group, type Requirement } from '../../src/index.js'
 import { ORG_ID, startEmulator } from '../../testing/index.js'
 import { median } from '../stats.js'
 import { measureSubscribers, type SubscriberFigures } from './subscribers.js'
@@ -97,8 +89,9 @@ export async function measureHotPath(options: { operations: number; batches: num
       const key = keys.key(digest, 'groups')
       for (let i = 0; i < n; i++) sink += lru.get(key) === undefined ? 0 : 1
     }),
-    bench('requirement check (decideFromList)', operations, batches, (n) => {
-      for (let i = 0; i < n; i++) sink += decideFromList(requirement, index, now, DEFAULT_ROLES)?.allowed === true ? 1 : 0
+    bench('requirement check (evaluate)', operations, batches, (n) => {
+      const view: DecisionView = { now, roles: DEFAULT_ROLES, list: () => index, membership: () => UNKNOWN, predicate: () => UNKNOWN }
+      for (let i = 0; i < n; i++) sink += (evaluate(requirement, view) as { allowed?: boolean }).allowed === true ? 1 : 0
     }),
     await benchAsync('resolver.check (awaited)', operations, batches, () => resolver.check(token, requirement)),
   ]

@@ -12,6 +12,7 @@ export function createApp(baseUrl: string): Koa {
   const guard = createGuard({ baseUrl, realm: 'voot-guard-example' })
   const staff = guard.requireGroup('fc:org:example.org', 'admin') // admin on fc:org = employee
   const me = guard.authenticate()
+  const inf1000 = guard.requireGroup('fc:fs:fs:emne:example.org:INF1000:1') // any role
   const app = new Koa()
 
   // Each route is a plain middleware that runs the guard, then the handler as its `next`.
@@ -28,6 +29,13 @@ export function createApp(baseUrl: string): Koa {
     await me(ctx, async () => {
       const groups = await ctx.state.voot!.groups()
       ctx.body = { groups: groups.map((g) => ({ id: g.id, role: g.membership.basic })) }
+    })
+  })
+
+  app.use(async (ctx, next) => {
+    if (ctx.path !== '/api/inf1000') return next()
+    await inf1000(ctx, async () => {
+      ctx.body = { message: 'Welcome to INF1000' }
     })
   })
   return app

@@ -1,5 +1,6 @@
 /**
- * The same small app in Express 4, Express 5, Koa 2 and Koa 3, guarded by voot-guard, on
+ * The same small app in Express 4, Express 5, Koa 2 and Koa 3 (and, in apps-<framework>.ts,
+ * Fastify, Hono and a fetch handler), guarded by voot-guard, on
  * a real server on 127.0.0.1:0. Used by the adapter contract tests.
  */
 import { createServer, type Server } from 'node:http'
@@ -12,9 +13,13 @@ import type { Context, Middleware } from 'koa'
 import type { Request, RequestHandler, Response, NextFunction } from 'express'
 import { createGuard as createExpressGuard, type ExpressGuardOptions } from '../../adapters/express/index.js'
 import { createGuard as createKoaGuard, type KoaGuardOptions } from '../../adapters/koa/index.js'
+import { startFastifyApp } from './apps-fastify.js'
+import { startFetchApp } from './apps-fetch.js'
+import { startHonoApp } from './apps-hono.js'
+import { NEST_DECORATORS, startNestApp } from './apps-nest.js'
 import { group, where, type GuardOptions, type Requirement, type VootError } from '../../src/index.js'
 
-export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3'] as const
+export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3', 'fastify', 'hono', 'fetch', 'nest-express', 'nest-fastify'] as const
 export type Framework = (typeof FRAMEWORKS)[number]
 
 export const ORG = 'fc:org:example.org'
@@ -36,7 +41,7 @@ interface GuardLike<H> {
   authenticate(): H
 }
 
-function routes<H>(guard: GuardLike<H>): Record<string, H> {
+export function routes<H>(guard: GuardLike<H>): Record<string, H> {
   return {
     '/admin': guard.requireGroup(ORG, 'admin'),
     '/member': guard.requireGroup(ORG),
@@ -48,12 +53,12 @@ function routes<H>(guard: GuardLike<H>): Record<string, H> {
   }
 }
 
-async function listen(server: Server): Promise<string> {
+export async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
-function closer(server: Server): () => Promise<void> {
+export function closer(server: Server): () => Promise<void> {
   return () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections()
@@ -62,6 +67,12 @@ function closer(server: Server): () => Promise<void> {
 }
 
 export async function startApp(framework: Framework, options: GuardOptions & { getToken?: never }): Promise<RunningApp> {
+  if (framework === 'fastify') return startFastifyApp(options)
+  if (framework === 'hono') return startHonoApp(options)
+  if (framework === 'fetch') return startFetchApp(options)
+  if (framework === 'nest-express' || framework === 'nest-fastify') {
+    return startNestApp(framework === 'nest-express' ? 'express' : 'fastify', routes(NEST_DECORATORS), options)
+  }
   const state = { handlerCalls: 0, delegated: [] as unknown[] }
   let server: Server
   if (framework === 'express4' || framework === 'express5') {

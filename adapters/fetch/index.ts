@@ -1,0 +1,141 @@
+/**
+ * Web-standard fetch adapter: guards for any `(request: Request) => Response` handler
+ * (Next.js route handlers, Bun.serve, Deno.serve, `@hono/node-server`, workers), with the
+ * runtime's global `Request` and `Response` only.
+ *
+ * @example
+ * ```ts
+ * import { createGuard } from 'voot-guard/fetch'
+ *
+ * const guard = createGuard({ baseUrl: 'https://groups-api.example.org/groups', realm: 'my-app' })
+ * export const GET = guard.protect(guard.requireGroup('fc:org:example.org', 'admin'), (request, voot) =>
+ *   Response.json({ reason: voot.decision.reason }),
+ * )
+ * ```
+ *
+ * @module
+ */
+import {
+  answerResponse,
+  authorizationOfHeaders,
+  createCredentialsReader,
+  createGuardCore,
+  createGuards,
+  splitGuardOptions,
+  withResponse,
+  type FoundToken,
+  type GuardOptions,
+  type Guards,
+  type VootContext,
+} from '../../src/adapter-kit.js'
+import { InvalidArgumentError, isRequirement, type Requirement, type VootError } from '../../src/index.js'
+
+// The error a delegating guard throws, and its test, where fetch users look for them.
+export { isHttpError, type HttpError } from '../../src/adapter-kit.js'
+
+/**
+ * Options of the fetch {@link createGuard}: the core's options plus where the token comes
+ * from.
+ *
+ * @example
+ * ```ts
+ * const guard = createGuard({ baseUrl, getToken: (request) => request.headers.get('x-access-token') ?? undefined })
+ * ```
+ */
+export interface FetchGuardOptions extends GuardOptions {
+  /**
+   * Finds the token elsewhere than the `Authorization` header: return the token, or
+   * `{ token, expiresAt }` so that no cached answer outlives it, or `undefined` for none.
+   */
+  getToken?: (request: Request) => FoundToken
+}
+
+/**
+ * A guard: resolves with the {@link VootContext} when the request is allowed, or with the
+ * refusal, a `Response` to return as it is. With `errorHandling: 'delegate'` it rejects
+ * with an `HttpError` (`status`, `headers`, `toResponse()`) instead.
+ *
+ * @example
+ * ```ts
+ * const voot = await guard.requireGroup('fc:org:example.org', 'admin')(request)
+ * if (voot instanceof Response) return voot
+ * ```
+ */
+export type FetchCheck = (request: Request) => Promise<VootContext | Response>
+
+/**
+ * The guards of one configuration, plus {@link FetchGuard.protect} to wrap a handler.
+ *
+ * @example
+ * ```ts
+ * const staffOnly = guard.requireGroup('fc:org:example.org', 'admin')
+ * ```
+ */
+export interface FetchGuard extends Guards<FetchCheck> {
+  /**
+   * Wraps a handler: it runs with the {@link VootContext} after its `request` (and every
+   * further argument, such as a Next.js route context, after that) once `check` allows the
+   * request; otherwise the refusal is returned. `check` is a guard of this same guard
+   * object or a requirement (`group(id, 'admin')`, `anyOf(...)`), validated here. A warm
+   * cache calls the handler synchronously.
+   */
+  protect<A extends unknown[], R extends Response | Promise<Response>>(
+    check: FetchCheck | Requirement,
+    handler: (request: Request, voot: VootContext, ...rest: A) => R,
+  ): (request: Request, ...rest: A) => R | Promise<Response>
+}
+
+/**
+ * Creates the fetch guards. Options are validated here; each guard's arguments are
+ * validated when it is made.
+ *
+ * @example
+ * ```ts
+ * const guard = createGuard({ baseUrl: 'https://groups-api.example.org/groups' })
+ * Bun.serve({ fetch: guard.protect(group('fc:org:example.org'), (request, voot) => new Response('hello')) })
+ * ```
+ */
+export function createGuard(options: FetchGuardOptions): FetchGuard {
+  const { getToken, coreOptions } = splitGuardOptions(options)
+  const credentialsOf = createCredentialsReader(getToken, (request: Request) => authorizationOfHeaders(request.headers))
+  const core = createGuardCore(coreOptions)
+  const requirementOf = new WeakMap<FetchCheck, Requirement>()
+
+  /** The refusal for an error; delegated errors and errors outside the contract are thrown. */
+  function refusal(error: unknown): Response {
+    const answer = core.answer(error)
+    if (answer === undefined) throw error
+    if (core.delegateErrors) throw withResponse(error as VootError, answer)
+    return answerResponse(answer)
+  }
+
+  /** The context straight away on a warm cache (no promise), else the async decision. */
+  function decide(request: Request, requirement: Requirement): VootContext | Promise<VootContext | Response> {
+    const credentials = credentialsOf(request)
+    const cached = core.authorizeCached(credentials, requirement)
+    if (cached !== undefined) return cached
+    return core.authorize(credentials, requirement).then(undefined, refusal)
+  }
+
+  function check(requirement: Requirement): FetchCheck {
+    const guard: FetchCheck = async (request) => decide(request, requirement)
+    requirementOf.set(guard, requirement)
+    return guard
+  }
+
+  return {
+    ...createGuards(core, check),
+    protect(given, handler) {
+      const requirement = typeof given === 'function' ? requirementOf.get(given) : isRequirement(given) ? core.prepare(given) : undefined
+      if (requirement === undefined) {
+        throw new InvalidArgumentError('protect(): check must be a guard of the same guard object or a requirement (group(), anyOf(), ...)')
+      }
+      if (typeof handler !== 'function') throw new InvalidArgumentError('protect(): handler must be a function')
+      return (request, ...rest) => {
+        const decided = decide(request, requirement)
+        if (!(decided instanceof Promise)) return handler(request, decided, ...rest)
+        return decided.then((result) => (result instanceof Response ? result : handler(request, result, ...rest)))
+      }
+    },
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The route decorators of `voot-guard/nestjs` and how a route's requirement is read back.
+ *
+ * Plain functions that return Nest decorators: the library's source uses no decorator
+ * syntax, so it needs neither `experimentalDecorators` nor `emitDecoratorMetadata`.
+ *
+ * @module
+ */
+import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common'
+import type { Reflector } from '@nestjs/core'
+import { AUTHENTICATED, type VootContext } from '../../src/adapter-kit.js'
+import { InvalidArgumentError, allOf, anyOf, group, isRequirement, type Requirement } from '../../src/index.js'
+
+/** Metadata key of the requirements a class or method carries (an array: they all hold). */
+export const VOOT_REQUIREMENTS = 'voot-guard:requirements'
+/** Metadata key of {@link Public}. */
+export const VOOT_PUBLIC = 'voot-guard:public'
+
+/** What a voot decorator returns: it applies to a controller class or a route method. */
+export type VootDecorator = ClassDecorator & MethodDecorator
+
+/** Reads metadata without requiring reflect-metadata's global types in the user's project. */
+const metadata = Reflect as unknown as { getMetadata(key: string, target: object): unknown }
+
+function requiring(requirement: Requirement): VootDecorator {
+  return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    // Several decorators on one target add up (they all hold), so the array grows per call;
+    // a subclass keeps its parent controller's requirements and adds its own.
+    const holder = (descriptor?.value as object | undefined) ?? target
+    const previous = (metadata.getMetadata(VOOT_REQUIREMENTS, holder) as readonly Requirement[] | undefined) ?? []
+    SetMetadata(VOOT_REQUIREMENTS, [...previous, requirement])(target, key as string | symbol, descriptor as PropertyDescriptor)
+  })
+}
+
+function groupsOf(name: string, groupIds: readonly string[], role: string | undefined): Requirement[] {
+  if (!Array.isArray(groupIds) || groupIds.length === 0) {
+    throw new InvalidArgumentError(`${name}(): groupIds must be a non-empty array of group ids`)
+  }
+  // Each id is checked by group(), whatever its type.
+  return (groupIds as readonly string[]).map((id) => group(id, role))
+}
+
+/**
+ * Active membership of `groupId` with at least `role` (default any role). Arguments are
+ * checked here, when the route is declared; roles against the resolver's once the module
+ * is built.
+ *
+ * @example
+ * ```ts
+ * @RequireGroup('fc:org:example.org', 'admin')
+ * @Get('staff') staff() {}
+ * ```
+ */
+export function RequireGroup(groupId: string, role?: string): VootDecorator {
+  return requiring(group(groupId, role))
+}
+
+/**
+ * Active membership of at least one of `groupIds`, with at least `role`.
+ *
+ * @example
+ * ```ts
+ * @RequireAnyGroup(['fc:gogroup:a', 'fc:gogroup:b'], 'admin')
+ * ```
+ */
+export function RequireAnyGroup(groupIds: readonly string[], role?: string): VootDecorator {
+  return requiring(anyOf(...groupsOf('RequireAnyGroup', groupIds, role)))
+}
+
+/**
+ * Active membership of every one of `groupIds`, with at least `role`.
+ *
+ * @example
+ * ```ts
+ * @RequireAllGroups(['fc:org:example.org', 'fc:gogroup:board'])
+ * ```
+ */
+export function RequireAllGroups(groupIds: readonly string[], role?: string): VootDecorator {
+  return requiring(allOf(...groupsOf('RequireAllGroups', groupIds, role)))
+}
+
+/**
+ * Any requirement built with `group`, `anyOf`, `allOf`, `groupOfType` or `where`.
+ *
+ * @example
+ * ```ts
+ * @RequireVoot(anyOf(group('fc:org:example.org', 'admin'), groupOfType('fc:fs:emne')))
+ * ```
+ */
+export function RequireVoot(requirement: Requirement): VootDecorator {
+  if (!isRequirement(requirement)) {
+    throw new InvalidArgumentError('RequireVoot(): not a requirement built by voot-guard (use group(), anyOf(), ...)')
+  }
+  return requiring(requirement)
+}
+
+/**
+ * A valid personal token with the groups scope, nothing more. What `VootGuard` asks of a
+ * route without any voot decorator.
+ *
+ * @example
+ * ```ts
+ * @Authenticated() @Get('me') me(@Voot() voot: VootContext) {}
+ * ```
+ */
+export function Authenticated(): VootDecorator {
+  return requiring(AUTHENTICATED)
+}
+
+/**
+ * Lets a route (or every route of a controller) through `VootGuard` without a token. It
+ * only lifts the guard's default; a route that also carries a requirement is refused when
+ * the module is built, since the two contradict each other.
+ *
+ * @example
+ * ```ts
+ * @Public() @Get('health') health() { return 'ok' }
+ * ```
+ */
+export function Public(): VootDecorator {
+  return SetMetadata(VOOT_PUBLIC, true)
+}
+
+/**
+ * Parameter decorator: the {@link VootContext} of the request, which `VootGuard` set once it
+ * allowed it (`undefined` on a `Public()` route).
+ *
+ * @example
+ * ```ts
+ * @Get('me') async me(@Voot() voot: VootContext) { return (await voot.groups()).map((g) => g.id) }
+ * ```
+ */
+export const Voot: () => ParameterDecorator = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): VootContext | undefined =>
+    context.switchToHttp().getRequest<{ voot?: VootContext }>().voot,
+)
+
+/** `null`: the route is public. */
+export type RouteRequirement = Requirement | null
+
+/**
+ * The one requirement of a route: its class's and method's requirements all hold; with
+ * none, a valid token (secure by default), unless the route is `Public()`.
+ */
+export function routeRequirement(reflector: Reflector, handler: Function, controller: Function): RouteRequirement {
+  const all = reflector.getAll<(readonly Requirement[] | undefined)[]>(VOOT_REQUIREMENTS, [controller, handler]).flat()
+  const requirements = all.filter((requirement): requirement is Requirement => requirement !== undefined)
+  const isPublic = reflector.getAllAndOverride<boolean | undefined>(VOOT_PUBLIC, [handler, controller]) === true
+  if (isPublic && requirements.length > 0) {
+    throw new InvalidArgumentError(`${controller.name}.${handler.name}: Public() and a voot requirement contradict each other`)
+  }
+  if (requirements.length === 0) return isPublic ? null : AUTHENTICATED
+  return requirements.length === 1 ? (requirements[0] as Requirement) : allOf(...requirements)
+}

@@ -1,0 +1,92 @@
+/**
+ * The example apps the demo can serve (`npm start -- --framework fastify`), each as a
+ * Node request listener for the demo's own server.
+ *
+ * @module
+ */
+import type { RequestListener } from 'node:http'
+import { parseArgs } from 'node:util'
+import { getRequestListener } from '@hono/node-server'
+import { InvalidOptionError } from 'voot-guard'
+import { createApp as createExpressApp } from '../examples/express/app.js'
+import { createApp as createFastifyApp } from '../examples/fastify/app.js'
+import { createHandler as createFetchHandler } from '../examples/fetch/app.js'
+import { createApp as createHonoApp } from '../examples/hono/app.js'
+import { createApp as createKoaApp } from '../examples/koa/app.js'
+
+/**
+ * The frameworks the demo can serve; `express` is the default.
+ *
+ * @example
+ * ```ts
+ * await startDemo({ framework: 'hono' })
+ * ```
+ */
+export const DEMO_FRAMEWORKS = ['express', 'koa', 'fastify', 'hono', 'fetch'] as const
+
+/**
+ * One of {@link DEMO_FRAMEWORKS}.
+ *
+ * @example
+ * ```ts
+ * const framework: DemoFramework = 'fastify'
+ * ```
+ */
+export type DemoFramework = (typeof DEMO_FRAMEWORKS)[number]
+
+/** How the guide names each example. */
+const LABELS: Readonly<Record<DemoFramework, string>> = {
+  express: 'Express',
+  koa: 'Koa',
+  fastify: 'Fastify',
+  hono: 'Hono',
+  fetch: 'Web-standard fetch',
+}
+
+/**
+ * The example of `framework` as a request listener, and its name for the guide.
+ *
+ * @throws {@link InvalidOptionError} for a framework the demo does not know.
+ * @example
+ * ```ts
+ * const { listener } = await demoApp('koa', emulator.baseUrl)
+ * createServer(listener).listen(3000)
+ * ```
+ */
+export async function demoApp(framework: unknown, baseUrl: string): Promise<{ listener: RequestListener; example: string }> {
+  if (!DEMO_FRAMEWORKS.includes(framework as DemoFramework)) {
+    throw new InvalidOptionError('framework', `must be one of ${DEMO_FRAMEWORKS.join(', ')}`)
+  }
+  const name = framework as DemoFramework
+  const example = `the ${LABELS[name]} example (examples/${name}/app.ts)`
+  switch (name) {
+    case 'express':
+      return { listener: createExpressApp(baseUrl), example }
+    case 'koa':
+      return { listener: createKoaApp(baseUrl).callback(), example }
+    case 'fastify': {
+      const app = await createFastifyApp(baseUrl)
+      await app.ready()
+      // Fastify's router as a listener of the demo's server (app.listen would start its own).
+      return { listener: (req, res) => app.routing(req, res), example }
+    }
+    case 'hono':
+      return { listener: getRequestListener(createHonoApp(baseUrl).fetch), example }
+    case 'fetch':
+      return { listener: getRequestListener(createFetchHandler(baseUrl)), example }
+  }
+}
+
+/**
+ * The `--framework` of the demo's command line (`npm start -- --framework fastify`);
+ * `undefined` when not given. Other arguments are left to their own readers.
+ *
+ * @example
+ * ```ts
+ * frameworkArgument(['--framework', 'hono']) // 'hono'
+ * ```
+ */
+export function frameworkArgument(args: readonly string[]): string | undefined {
+  const { values } = parseArgs({ args: [...args], options: { framework: { type: 'string' } }, strict: false, allowPositionals: true })
+  return typeof values.framework === 'string' ? values.framework : undefined
+}

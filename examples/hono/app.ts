@@ -1,0 +1,41 @@
+/**
+ * Hono example: the same routes as the Express example; the guards are Hono middleware
+ * and handlers read `c.var.voot`. Served here by @hono/node-server; the same `app.fetch`
+ * runs on Bun, Deno or a worker.
+ *
+ *   VOOT_BASE_URL=https://groups-api.example.org/groups npx tsx examples/hono/app.ts
+ */
+import { serve } from '@hono/node-server'
+import { Hono } from 'hono'
+import { pathToFileURL } from 'node:url'
+import { createGuard, type VootEnv } from 'voot-guard/hono'
+
+/** Builds the app; `baseUrl` is the group service's address WITH its /groups prefix. */
+export function createApp(baseUrl: string): Hono<VootEnv> {
+  const guard = createGuard({ baseUrl, realm: 'voot-guard-example' })
+  const app = new Hono<VootEnv>()
+
+  // Any valid personal token with the groups scope.
+  app.get('/api/me', guard.authenticate(), async (c) => {
+    const groups = await c.var.voot.groups()
+    return c.json({ groups: groups.map((g) => ({ id: g.id, role: g.membership.basic })) })
+  })
+
+  // Employees of example.org. NB: on fc:org groups `admin` means *employee*, not administrator.
+  app.get('/api/staff', guard.requireGroup('fc:org:example.org', 'admin'), (c) =>
+    c.json({ message: 'Hello, colleague', decision: c.var.voot.decision }),
+  )
+
+  // Anyone enrolled in INF1000 (any role).
+  app.get('/api/inf1000', guard.requireGroup('fc:fs:fs:emne:example.org:INF1000:1'), (c) => c.json({ message: 'Welcome to INF1000' }))
+
+  return app
+}
+
+// Started directly (not imported by the demo or a test): listen on PORT.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const baseUrl = process.env.VOOT_BASE_URL
+  if (baseUrl === undefined) throw new Error('Set VOOT_BASE_URL to the group service address (with /groups)')
+  const port = Number(process.env.PORT ?? 3000)
+  serve({ fetch: createApp(baseUrl).fetch, port, hostname: '127.0.0.1' }, () => console.log(`listening on http://127.0.0.1:${port}`))
+}

@@ -1,0 +1,79 @@
+/**
+ * NestJS example: routes guarded by group membership, with `VootGuard` for the whole app.
+ *
+ * Nest's decorators are TypeScript's legacy decorators: this folder's tsconfig.json turns on
+ * `experimentalDecorators` (and `emitDecoratorMetadata`, which Nest apps usually have);
+ * voot-guard itself needs neither. Run it on its own (tsx needs the tsconfig named):
+ *   VOOT_BASE_URL=https://groups-api.example.org/groups npx tsx --tsconfig examples/nestjs/tsconfig.json examples/nestjs/app.ts
+ */
+import 'reflect-metadata'
+import { Controller, Get, Module, type DynamicModule, type INestApplication } from '@nestjs/common'
+import { APP_GUARD, NestFactory } from '@nestjs/core'
+import { pathToFileURL } from 'node:url'
+import { Public, RequireGroup, Voot, VootGuard, VootGuardModule, type VootContext } from 'voot-guard/nestjs'
+
+const ORG = 'fc:org:example.org'
+
+@Controller('api')
+export class ApiController {
+  // No voot decorator: VootGuard as APP_GUARD asks for a valid personal token (secure by default).
+  @Get('me')
+  async me(@Voot() voot: VootContext) {
+    const groups = await voot.groups()
+    return { groups: groups.map((g) => ({ id: g.id, role: g.membership.basic })) }
+  }
+
+  // Employees of example.org. NB: on fc:org groups `admin` means *employee*, not administrator.
+  @RequireGroup(ORG, 'admin')
+  @Get('staff')
+  staff(@Voot() voot: VootContext) {
+    return { message: 'Hello, colleague', decision: voot.decision }
+  }
+
+  @Public()
+  @Get('health')
+  health() {
+    return { ok: true }
+  }
+}
+
+/** Every route here needs membership of example.org; a method's requirement adds to it. */
+@RequireGroup(ORG)
+@Controller('api/courses')
+export class CoursesController {
+  // Members of example.org who are also enrolled in INF1000 (any role).
+  @RequireGroup('fc:fs:fs:emne:example.org:INF1000:1')
+  @Get('inf1000')
+  inf1000() {
+    return { message: 'Welcome to INF1000' }
+  }
+}
+
+@Module({
+  controllers: [ApiController, CoursesController],
+  providers: [{ provide: APP_GUARD, useClass: VootGuard }],
+})
+export class AppModule {
+  /** The app for one group service (`baseUrl` WITH its /groups prefix). */
+  static forGroupService(baseUrl: string): DynamicModule {
+    // One VootGuardModule (one resolver, one cache) for the whole app. With ConfigService:
+    // VootGuardModule.forRootAsync({ imports: [ConfigModule], inject: [ConfigService],
+    //   useFactory: (config: ConfigService) => ({ baseUrl: config.getOrThrow('VOOT_BASE_URL') }) })
+    return { module: AppModule, imports: [VootGuardModule.forRoot({ baseUrl, realm: 'voot-guard-example' })] }
+  }
+}
+
+/** Builds the app, not yet listening. */
+export function createApp(baseUrl: string): Promise<INestApplication> {
+  return NestFactory.create(AppModule.forGroupService(baseUrl), { logger: ['error', 'warn'] })
+}
+
+// Started directly (not imported by a test): listen on PORT.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const baseUrl = process.env.VOOT_BASE_URL
+  if (baseUrl === undefined) throw new Error('Set VOOT_BASE_URL to the group service address (with /groups)')
+  const port = Number(process.env.PORT ?? 3000)
+  const app = await createApp(baseUrl)
+  await app.listen(port, '127.0.0.1')
+  console.log(`listening on http://127.0.0.1:${port}`)
+}

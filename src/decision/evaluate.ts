@@ -1,0 +1,227 @@
+/**
+ * The decision rules, in ONE place: what a requirement comes to on what is known of one
+ * user. Both paths use it: the warm path evaluates on what is cached and gets a
+ * {@link Decision} back (or learns that something is missing); the cold path
+ * (`decide.ts`) evaluates, fetches what is missing, and evaluates again.
+ *
+ * The rule that shapes this module is **absence is not denial**: `me/groups` can be
+ * partial (a backend of the group service timed out, and it still answered 200), so a
+ * group missing from it proves nothing. A group requirement may be *allowed* from the
+ * list, but it is *denied* only after `me/groups/{id}` answered 404 or a membership that
+ * fails the role or active test.
+ *
+ * Three outcomes, never two: allowed, denied, or unknown (a lookup failed). An allowed
+ * alternative settles an `anyOf`, and a denied part settles an `allOf`, even when another
+ * part's lookup failed; otherwise a failure makes the outcome unknown.
+ *
+ * @module
+ */
+import { judgeMembership } from '../membership.js'
+import { describeRequirement, type PredicateRequirement, type Requirement } from '../requirements.js'
+import type { Membership } from '../types.js'
+import { findListed, type GroupsIndex } from './groups-index.js'
+import type { Decision, DecisionReason } from './types.js'
+
+/**
+ * Marks an answer that is not known yet (not cached, not fetched).
+ *
+ * @example
+ * ```ts
+ * const view = { ..., list: () => UNKNOWN }
+ * ```
+ */
+export const UNKNOWN: unique symbol = Symbol('unknown')
+
+/**
+ * An answer whose lookup failed: the decision can only be unknown unless other answers
+ * settle it.
+ *
+ * @example
+ * ```ts
+ * const failed = new LookupFailure(new UpstreamError('ERR_UPSTREAM_TIMEOUT', 'slow'))
+ * ```
+ */
+export class LookupFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * What an evaluation may read: the answers known so far for one user.
+ *
+ * @example
+ * ```ts
+ * const view: DecisionView = { now: Date.now(), roles: DEFAULT_ROLES, list: () => index, membership: () => UNKNOWN, predicate: () => UNKNOWN }
+ * ```
+ */
+export interface DecisionView {
+  /** The instant the decision is made at (ms since the epoch), for dated memberships. */
+  readonly now: number
+  /** The resolver's role order. */
+  readonly roles: readonly string[]
+  /** `me/groups`. */
+  list(): GroupsIndex | typeof UNKNOWN | LookupFailure
+  /** `me/groups/{id}`: a membership, or `null` for a 404. */
+  membership(groupId: string): Membership | null | typeof UNKNOWN | LookupFailure
+  /** The result of a `where` predicate. */
+  predicate(requirement: PredicateRequirement): boolean | typeof UNKNOWN | LookupFailure
+}
+
+/**
+ * What an evaluation still needs before it can decide. The list comes first: which
+ * memberships are needed is known only once the list is.
+ *
+ * @example
+ * ```ts
+ * const result = evaluate(requirement, view)
+ * if (result instanceof Needs) await fetch(result.list ? ['me/groups'] : result.memberships)
+ * ```
+ */
+export class Needs {
+  list = false
+  readonly memberships: string[] = []
+  readonly predicates: PredicateRequirement[] = []
+}
+
+/**
+ * Evaluates a requirement on a view: a {@link Decision} when the known answers settle it,
+ * a {@link LookupFailure} when it is unknown because a lookup failed, or the {@link Needs}
+ * it still has.
+ *
+ * @example
+ * ```ts
+ * const result = evaluate(anyOf(group('a'), group('b', 'admin')), view)
+ * if (result instanceof LookupFailure) throw result.error
+ * ```
+ */
+export function evaluate(requirement: Requirement, view: DecisionView): Decision | LookupFailure | Needs {
+  needs = undefined
+  const verdict = judge(requirement, view)
+  if (verdict !== PENDING) return verdict
+  const missing = needs as Needs | undefined
+  needs = undefined
+  return missing ?? new Needs()
+}
+
+const PENDING: unique symbol = Symbol('pending')
+type Verdict = Decision | LookupFailure | typeof PENDING
+
+// Evaluation is synchronous and never re-entered (views only read), so the needs of one
+// evaluation are gathered here, and an evaluation that decides allocates nothing.
+let needs: Needs | undefined
+
+function need(): Needs {
+  return (needs ??= new Needs())
+}
+
+function judge(requirement: Requirement, view: DecisionView): Verdict {
+  switch (requirement.kind) {
+    case 'group': {
+      const list = view.list()
+      if (list === UNKNOWN) return needList()
+      if (list instanceof LookupFailure) return list
+      const { groupId, role } = requirement
+      const listed = findListed(list, groupId)
+      if (listed !== undefined && judgeMembership(listed.membership, role, view.roles, view.now, listed) === 'ok') {
+        return allowed(requirement, 'member', groupId)
+      }
+      const membership = view.membership(groupId)
+      if (membership === UNKNOWN) {
+        const missing = need()
+        if (!missing.memberships.includes(groupId)) missing.memberships.push(groupId)
+        return PENDING
+      }
+      if (membership instanceof LookupFailure) return membership
+      if (membership === null) return denied(requirement, 'not_member', groupId)
+      const verdict = judgeMembership(membership, role, view.roles, view.now, listed)
+      return verdict === 'ok' ? allowed(requirement, 'member', groupId) : denied(requirement, verdict, groupId)
+    }
+    case 'groupOfType': {
+      const list = view.list()
+      if (list === UNKNOWN) return needList()
+      if (list instanceof LookupFailure) return list
+      const { groupType, role } = requirement
+      return list.list.some((g) => g.type === groupType && judgeMembership(g.membership, role, view.roles, view.now, g) === 'ok')
+        ? allowed(requirement, 'member')
+        : denied(requirement, 'no_group_of_type')
+    }
+    case 'authenticated': {
+      // A `me/groups` answer proves a valid personal token with the groups scope.
+      const list = view.list()
+      if (list === UNKNOWN) return needList()
+      return list instanceof LookupFailure ? list : allowed(requirement, 'authenticated')
+    }
+    case 'where': {
+      const result = view.predicate(requirement)
+      if (result === UNKNOWN) {
+        need().predicates.push(requirement)
+        return PENDING
+      }
+      if (result instanceof LookupFailure) return result
+      return result ? allowed(requirement, 'predicate') : denied(requirement, 'predicate_false')
+    }
+    case 'anyOf': {
+      let pending = false
+      let failure: LookupFailure | undefined
+      for (const inner of requirement.requirements) {
+        const verdict = judge(inner, view)
+        if (verdict === PENDING) pending = true
+        else if (verdict instanceof LookupFailure) failure ??= verdict
+        else if (verdict.allowed) return verdict
+      }
+      if (pending) return PENDING
+      return failure ?? denied(requirement, 'no_alternative')
+    }
+    case 'allOf': {
+      let pending = false
+      let failure: LookupFailure | undefined
+      for (const inner of requirement.requirements) {
+        const verdict = judge(inner, view)
+        if (verdict === PENDING) pending = true
+        else if (verdict instanceof LookupFailure) failure ??= verdict
+        else if (!verdict.allowed) return verdict
+      }
+      if (pending) return PENDING
+      return failure ?? allowed(requirement, 'member')
+    }
+  }
+}
+
+function needList(): typeof PENDING {
+  need().list = true
+  return PENDING
+}
+
+// Requirements are frozen and built once per route, so what depends on them alone is
+// computed once too, instead of a string and an object on every request.
+const descriptions = new WeakMap<Requirement, string>()
+const allowedDecisions = new WeakMap<Requirement, Decision>()
+
+function describe(requirement: Requirement): string {
+  let description = descriptions.get(requirement)
+  if (description === undefined) {
+    description = describeRequirement(requirement)
+    descriptions.set(requirement, description)
+  }
+  return description
+}
+
+/** An allowed decision: frozen and shared by every request that meets the requirement the same way. */
+function allowed(requirement: Requirement, reason: DecisionReason, groupId?: string): Decision {
+  const shared = allowedDecisions.get(requirement)
+  if (shared !== undefined && shared.reason === reason && shared.groupId === groupId) return shared
+  const decision: Decision = Object.freeze(
+    groupId === undefined
+      ? { allowed: true, reason, requirement: describe(requirement) }
+      : { allowed: true, reason, requirement: describe(requirement), groupId },
+  )
+  allowedDecisions.set(requirement, decision)
+  return decision
+}
+
+function denied(requirement: Requirement, reason: DecisionReason, groupId?: string): Decision {
+  return Object.freeze(
+    groupId === undefined
+      ? { allowed: false, reason, requirement: describe(requirement) }
+      : { allowed: false, reason, requirement: describe(requirement), groupId },
+  )
+}

@@ -1,0 +1,53 @@
+/**
+ * The user's `me/groups` answer as decisions read it: the list, with an index by group id
+ * for long lists (a short list is searched directly: a Map per cached list would cost more
+ * memory than it saves time).
+ *
+ * @module
+ */
+import type { GroupWithMembership } from '../types.js'
+
+/**
+ * A `me/groups` answer with its index. Built once when the answer is cached.
+ *
+ * @example
+ * ```ts
+ * const index: GroupsIndex = indexGroups(await client.myGroups(token))
+ * ```
+ */
+export interface GroupsIndex {
+  readonly list: readonly GroupWithMembership[]
+  readonly byId: ReadonlyMap<string, GroupWithMembership> | undefined
+}
+
+/** Lists longer than this get a Map index. */
+const INDEX_FROM = 16
+
+/**
+ * Builds a {@link GroupsIndex}; the first entry wins when an id is listed twice.
+ *
+ * @example
+ * ```ts
+ * const index = indexGroups(await client.myGroups(token))
+ * ```
+ */
+export function indexGroups(list: readonly GroupWithMembership[]): GroupsIndex {
+  if (list.length <= INDEX_FROM) return { list, byId: undefined }
+  const byId = new Map<string, GroupWithMembership>()
+  for (const g of list) if (!byId.has(g.id)) byId.set(g.id, g)
+  return { list, byId }
+}
+
+/**
+ * The listed group with id `groupId`, if any.
+ *
+ * @example
+ * ```ts
+ * const listed = findListed(index, 'fc:org:example.org')
+ * ```
+ */
+export function findListed(index: GroupsIndex, groupId: string): GroupWithMembership | undefined {
+  if (index.byId !== undefined) return index.byId.get(groupId)
+  for (const g of index.list) if (g.id === groupId) return g
+  return undefined
+}

@@ -1,0 +1,230 @@
+/**
+ * The membership resolver: the groups client behind a per-token cache with single-flight,
+ * TTLs, negative caching, stale-if-error, a bound on upstream calls and an optional shared
+ * tier. This module validates, wires the pieces together and is the public facade:
+ * `answer-store.ts` (L1), `lookups.ts` (L1, L2, upstream), `upstream-gate.ts` (coalescing,
+ * admission, retries), `telemetry.ts` (events, stats, channels), `warm-view.ts` and
+ * `../decision/` (the one decision engine).
+ *
+ * @module
+ */
+import { createGroupsClient, type GroupsClient } from '../client.js'
+import { decide } from '../decision/decide.js'
+import type { Decision } from '../decision/types.js'
+import { InvalidArgumentError, InvalidTokenError, UpstreamError, type UpstreamErrorCode } from '../errors.js'
+import { assertGroupId } from '../group-id.js'
+import { isRequirement, rolesOf, type Requirement } from '../requirements.js'
+import type { GroupWithMembership } from '../types.js'
+import { createAnswerStore } from './answer-store.js'
+import { createDecisionLookups } from './decision-lookups.js'
+import { createLookups, type ResolveOptions } from './lookups.js'
+import { createMisconfigurationNotice, misconfigurationHint } from './misconfiguration.js'
+import { resolveResolverOptions, type MembershipResolverOptions } from './options.js'
+import { createTelemetry, traceDecision, traceWarmDecision } from './telemetry.js'
+import type { MembershipResolver } from './types.js'
+import { createUpstreamGate } from './upstream-gate.js'
+import { createWarmView } from './warm-view.js'
+
+/** How long after an upstream failure `health()` still reads `degraded`. */
+const DEGRADED_FOR = 60_000
+
+/**
+ * Creates a {@link MembershipResolver}.
+ *
+ * Defaults: `timeout` 5000 ms, `maxResponseBytes` 1 MiB, `cache.max` 10 000,
+ * `cache.maxBytes` 64 MiB, `cache.ttl` 60 000 ms, `cache.negativeTtl` 10 000 ms,
+ * `cache.staleIfError` 0, `roles` `['member', 'manager', 'admin', 'owner']`, `maxInflight`
+ * 256, `retries` 1, `retryDelay` 10 ms, `circuitBreaker` off, no shared tier. Invalid or
+ * unknown options throw `InvalidOptionError` naming them.
+ *
+ * @example
+ * ```ts
+ * import { createMembershipResolver, group } from 'voot-guard'
+ *
+ * const resolver = createMembershipResolver({ baseUrl: 'https://groups-api.example.org/groups' })
+ * const decision = await resolver.check(token, group('fc:org:example.org', 'admin'))
+ * ```
+ */
+export function createMembershipResolver(options: MembershipResolverOptions): MembershipResolver {
+  const settings = resolveResolverOptions(options)
+  const { roles, now, sharedCache: shared } = settings
+  const ownsClient = !('myGroups' in settings.client)
+  const client: GroupsClient = ownsClient ? createGroupsClient(settings.client) : (settings.client)
+  const baseUrl = ownsClient ? options.baseUrl : undefined
+
+  const telemetry = createTelemetry(settings.onEvent)
+  const store = createAnswerStore({ ...settings, digest: shared === undefined ? undefined : (token: string) => shared.tokenId(token) })
+  const gate = createUpstreamGate({ ...settings, onCircuitChange: (change) => { telemetry.circuit(change); } })
+  const notice = createMisconfigurationNotice(baseUrl, settings.logger)
+  let lastFailure: { code: UpstreamErrorCode; at: number } | undefined
+  const lookup = createLookups({
+    ...settings,
+    store,
+    gate,
+    telemetry,
+    shared,
+    onFailure: (error) => {
+      if (error instanceof UpstreamError) lastFailure = { code: error.code, at: now() }
+      notice(error)
+    },
+  })
+  const lookupsFor = createDecisionLookups(client, roles, lookup)
+  const warm = createWarmView(store, telemetry, roles)
+  const stopSignals = shared?.subscribe((signal) => {
+    if (signal.type === 'error') telemetry.sharedError(signal.operation, signal.code)
+    else if (signal.tokenId === undefined) dropAll()
+    else dropToken(signal.tokenId, true)
+  })
+
+  function dropAll(): void {
+    store.clear()
+    gate.discard(undefined)
+  }
+  function dropToken(digest: string, keepMarker: boolean): void {
+    store.dropToken(digest, keepMarker)
+    gate.discard(store.prefixOf(digest))
+  }
+
+  function assertToken(token: unknown): asserts token is string {
+    if (typeof token !== 'string' || token.length === 0) throw new InvalidArgumentError('A token must be a non-empty string')
+  }
+
+  function assertRequirement(requirement: Requirement): void {
+    if (!isRequirement(requirement)) throw new InvalidArgumentError('Not a requirement built by voot-guard (use group(), anyOf(), ...)')
+    for (const role of rolesOf(requirement)) {
+      if (!roles.includes(role)) throw new InvalidArgumentError(`Unknown role ${JSON.stringify(role)}: the resolver's roles are ${roles.join(' < ')}`)
+    }
+  }
+
+  // Requirements are frozen and the roles fixed, so a requirement valid once for this
+  // resolver stays valid: it is validated once, not on every request.
+  const accepted = new WeakSet<Requirement>()
+
+  /** The decision fresh cached answers give (hits counted), or `undefined`. */
+  function warmDecision(token: string, requirement: Requirement, callOptions: ResolveOptions | undefined, allowedOnly: boolean): Decision | undefined {
+    const at = now()
+    const expiresAt = callOptions?.tokenExpiresAt
+    // Written as `!(a < b)` so that a NaN expiry counts as expired: the cold path refuses it.
+    if (expiresAt !== undefined && !(at < expiresAt)) return undefined
+    const decision = warm.decide(store.digest(token), requirement, at)
+    if (decision === undefined || (allowedOnly && !decision.allowed)) return undefined
+    warm.recordHits()
+    traceWarmDecision(requirement, decision)
+    return decision
+  }
+
+  return {
+    roles,
+    client,
+
+    async groups(token, callOptions) {
+      assertToken(token)
+      const digest = store.digest(token)
+      const showAll = callOptions?.showAll === true
+      const answer = await lookup({
+        token,
+        digest,
+        kind: showAll ? 'groupsAll' : 'groups',
+        groupId: undefined,
+        options: callOptions,
+        fetch: (signal) => client.myGroups(token, showAll ? { showAll, signal } : { signal }),
+      })
+      return showAll ? (answer as readonly GroupWithMembership[]) : (answer as { list: readonly GroupWithMembership[] }).list
+    },
+
+    async membership(token, groupId, callOptions) {
+      assertToken(token)
+      assertGroupId(groupId)
+      return lookupsFor({ token, digest: store.digest(token), options: callOptions, at: now() }).membership(groupId)
+    },
+
+    check(token, requirement, callOptions) {
+      try {
+        assertToken(token)
+        if (!accepted.has(requirement)) {
+          assertRequirement(requirement)
+          accepted.add(requirement)
+        }
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      const quick = warmDecision(token, requirement, callOptions, false)
+      if (quick !== undefined) return Promise.resolve(quick)
+      return traceDecision(requirement, (decision) =>
+        decide(requirement, lookupsFor({ token, digest: store.digest(token), options: callOptions, at: now(), decision })),
+      )
+    },
+
+    checkCached(token, requirement, callOptions) {
+      // Only requirements `check` has validated for this resolver; anything else, and any
+      // doubt, goes the long way through `check`.
+      if (typeof token !== 'string' || token.length === 0 || !accepted.has(requirement)) return undefined
+      return warmDecision(token, requirement, callOptions, true)
+    },
+
+    async invalidate(token) {
+      if (token === undefined) {
+        dropAll()
+        telemetry.invalidated('all')
+        await shared?.invalidate()
+        return
+      }
+      assertToken(token)
+      const digest = store.digest(token)
+      dropToken(digest, false)
+      telemetry.invalidated('token')
+      await shared?.invalidate(digest)
+    },
+
+    assertRequirement,
+
+    stats() {
+      return { ...telemetry.counts, size: store.size, inflight: gate.inflight, circuit: gate.circuit }
+    },
+
+    health() {
+      const circuit = gate.circuit === 'off' ? 'closed' : gate.circuit
+      const sharedTier = shared?.health()
+      const recent = lastFailure !== undefined && now() - lastFailure.at < DEGRADED_FOR
+      const status = circuit === 'open' ? 'down' : recent || circuit === 'half-open' || sharedTier === 'unreachable' ? 'degraded' : 'ok'
+      return {
+        status,
+        circuit,
+        inflight: gate.inflight,
+        cacheEntries: store.size,
+        ...(lastFailure === undefined ? {} : { lastFailure: { ...lastFailure } }),
+        ...(sharedTier === undefined ? {} : { sharedTier }),
+      }
+    },
+
+    async verify(verifyOptions) {
+      try {
+        await client.groupTypes(verifyOptions?.signal === undefined ? {} : { signal: verifyOptions.signal })
+      } catch (error) {
+        // A 401 to a call without a token is what a group service answers: it is there.
+        if (error instanceof InvalidTokenError) return
+        const found = misconfigurationHint(error, baseUrl)
+        if (found !== undefined && error instanceof UpstreamError) {
+          throw new UpstreamError(error.code, `The group service at baseUrl does not answer like one: ${found.hint}`, {
+            ...(error.endpoint === undefined ? {} : { endpoint: error.endpoint }),
+            ...(error.upstreamStatus === undefined ? {} : { upstreamStatus: error.upstreamStatus }),
+            cause: error,
+          })
+        }
+        throw error
+      }
+    },
+
+    async close() {
+      stopSignals?.()
+      await shared?.close()
+      if (ownsClient) await client.close()
+    },
+  }
+}
+
+export type { CacheOptions, MembershipResolverOptions, ResolverLogger } from './options.js'
+export type { ResolveOptions } from './lookups.js'
+export type { MembershipResolver, ResolverHealth, ResolverStats } from './types.js'
+export type { ResolverEvent } from './telemetry.js'
+export { MISCONFIGURED_WARNING } from './misconfiguration.js'

@@ -1,0 +1,233 @@
+/**
+ * One cached lookup of one answer for one token: the in-process store (L1), then the
+ * shared tier (L2, when configured), then the group service through the upstream gate;
+ * on a failure, a stale answer within `staleIfError`. Every step is recorded by telemetry.
+ *
+ * @module
+ */
+import { InvalidTokenError, UpstreamError, VootError } from '../errors.js'
+import type { SharedCache, SharedCacheKey, SharedEntry } from '../shared-cache.js'
+import { tokenExpiry } from '../token-expiry.js'
+import type { AuthorizeContext, CacheTier, ResolveContext } from '../tracing-channels.js'
+import type { AnswerKind, AnswerStore } from './answer-store.js'
+import type { Place, Telemetry } from './telemetry.js'
+import { waitFor, type Flight, type UpstreamGate } from './upstream-gate.js'
+
+/**
+ * Per-call options of the resolver.
+ *
+ * @example
+ * ```ts
+ * await resolver.check(token, group('fc:org:example.org'), { tokenExpiresAt: tokens.expiresAt, signal })
+ * ```
+ */
+export interface ResolveOptions {
+  /** Gives up waiting (rejects with `AbortedError`); the shared upstream call goes on for other callers. */
+  signal?: AbortSignal
+  /**
+   * When the token expires (ms since the epoch), e.g. `tokenSet.expiresAt` from
+   * `voot-guard/oauth`. No answer is cached past it, and an expired token is refused
+   * without a call. For JWT access tokens the `exp` claim is read automatically.
+   */
+  tokenExpiresAt?: number
+}
+
+/**
+ * One lookup to make.
+ *
+ * @example
+ * ```ts
+ * lookups.lookup({ token, digest, kind: 'groups', groupId: undefined, options, fetch: (signal) => client.myGroups(token, { signal }) })
+ * ```
+ */
+export interface Lookup {
+  readonly token: string
+  readonly digest: string
+  readonly kind: AnswerKind
+  readonly groupId: string | undefined
+  readonly options: ResolveOptions | undefined
+  /** The upstream call, given the retry's share of the deadline (never the caller's signal: the call is shared). */
+  readonly fetch: (signal: AbortSignal | undefined) => Promise<unknown>
+  /** The traced decision this lookup serves, if any: it learns the slowest tier its lookups needed. */
+  readonly decision?: AuthorizeContext | undefined
+}
+
+const TIER_RANK: Readonly<Record<CacheTier, number>> = { l1: 0, coalesced: 1, l2: 2, upstream: 3 }
+
+/** Records where an answer came from, on the lookup's trace and its decision's. */
+function mark(lookup: Lookup, context: ResolveContext | undefined, tier: CacheTier): void {
+  if (context !== undefined) context.tier = tier
+  const decision = lookup.decision
+  if (decision !== undefined && (decision.tier === undefined || TIER_RANK[tier] > TIER_RANK[decision.tier])) decision.tier = tier
+}
+
+/** What the lookups are built from. */
+export interface LookupParts {
+  readonly store: AnswerStore
+  readonly gate: UpstreamGate
+  readonly telemetry: Telemetry
+  readonly shared: SharedCache | undefined
+  readonly now: () => number
+  readonly ttl: number
+  readonly negativeTtl: number
+  /** Hears of every upstream failure (the misconfiguration notice, health). */
+  readonly onFailure: (error: unknown) => void
+}
+
+/**
+ * The lookup function of one resolver.
+ *
+ * @example
+ * ```ts
+ * const lookup = createLookups(parts)
+ * const index = await lookup({ token, digest, kind: 'groups', groupId: undefined, options, fetch })
+ * ```
+ */
+export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<unknown> {
+  const { store, gate, telemetry, shared, now } = parts
+
+  const placeOf = (lookup: Lookup): Place =>
+    lookup.groupId === undefined ? { endpoint: 'me/groups' } : { endpoint: 'me/groups/{groupid}', groupId: lookup.groupId }
+  const lifeOf = (answer: unknown): number => (answer === null ? parts.negativeTtl : parts.ttl)
+  const sharedKey = (lookup: Lookup): SharedCacheKey =>
+    lookup.groupId === undefined ? { tokenId: lookup.digest, kind: lookup.kind } : { tokenId: lookup.digest, kind: lookup.kind, groupId: lookup.groupId }
+
+  function tokenDeadline(lookup: Lookup): number {
+    const given = lookup.options?.tokenExpiresAt
+    const fromJwt = tokenExpiry(lookup.token)
+    if (given === undefined) return fromJwt ?? Infinity
+    return fromJwt === undefined ? given : Math.min(given, fromJwt)
+  }
+
+  function run(lookup: Lookup, place: Place, context: ResolveContext | undefined): Promise<unknown> {
+    const at = now()
+    // A token past the expiry the caller knows of gets nothing, not even a cached answer.
+    const expiresAt = lookup.options?.tokenExpiresAt
+    if (expiresAt !== undefined && !(at < expiresAt)) return Promise.reject(new InvalidTokenError('The access token has expired'))
+    const entry = store.fresh(lookup.digest, lookup.kind, lookup.groupId, at)
+    if (entry !== undefined) {
+      telemetry.hit(place)
+      mark(lookup, context, 'l1')
+      return Promise.resolve(entry.value)
+    }
+    telemetry.miss(place)
+    if (store.isMarkedInvalid(lookup.digest, at)) return Promise.reject(new InvalidTokenError())
+    const deadline = tokenDeadline(lookup)
+    if (deadline <= at) return Promise.reject(new InvalidTokenError('The access token has expired'))
+
+    const key = store.keyOf(lookup.digest, lookup.kind, lookup.groupId)
+    const running = gate.join(key)
+    if (running !== undefined) {
+      telemetry.coalesced(place)
+      mark(lookup, context, 'coalesced')
+      return waitFor(running.promise, lookup.options?.signal)
+    }
+    const flight = gate.start(key, (self) =>
+      shared === undefined ? callUpstream(lookup, place, self, deadline, context) : fill(shared, lookup, place, self, deadline, context),
+    )
+    return waitFor(flight.promise, lookup.options?.signal)
+  }
+
+  /** The shared tier's answer, another instance's (when it holds the lock), or our own call. */
+  async function fill(tier: SharedCache, lookup: Lookup, place: Place, self: Flight, deadline: number, context: ResolveContext | undefined): Promise<unknown> {
+    const key = sharedKey(lookup)
+    const hit = await tier.get(key)
+    telemetry.shared(place, hit !== undefined)
+    if (hit !== undefined) return fromShared(lookup, hit, self, deadline, context)
+    const lock = await tier.acquire(key)
+    if (!lock.owned) {
+      const filled = await tier.waitFor(key)
+      if (filled !== undefined) return fromShared(lookup, filled, self, deadline, context)
+    }
+    try {
+      return await callUpstream(lookup, place, self, deadline, context)
+    } finally {
+      if (lock.owned) void lock.release()
+    }
+  }
+
+  function fromShared(lookup: Lookup, found: SharedEntry, self: Flight, deadline: number, context: ResolveContext | undefined): unknown {
+    mark(lookup, context, 'l2')
+    const at = now()
+    // The L1 copy never outlives what the shared tier had left.
+    const life = Math.min(lifeOf(found.value), found.ttlMs)
+    return store.put({ digest: lookup.digest, kind: lookup.kind, groupId: lookup.groupId, answer: found.value, at, life, deadline, keep: !self.discard })
+  }
+
+  async function callUpstream(lookup: Lookup, place: Place, self: Flight, deadline: number, context: ResolveContext | undefined): Promise<unknown> {
+    const admission = gate.admit(place.endpoint)
+    if (admission instanceof UpstreamError) {
+      const code = admission.code as 'ERR_UPSTREAM_OVERLOADED' | 'ERR_UPSTREAM_CIRCUIT_OPEN' | 'ERR_UPSTREAM_RATE_LIMITED'
+      telemetry.rejected(place, code, admission.retryAfter ?? 1)
+      return staleOr(lookup, place, admission, context)
+    }
+    telemetry.upstreamCall()
+    mark(lookup, context, 'upstream')
+    const started = now()
+    let answer: unknown
+    try {
+      answer = await gate.call(lookup.fetch, admission, (info) => { telemetry.retry(place, info.attempt, info.delayMs, info.error.code); })
+    } catch (error) {
+      const durationMs = now() - started
+      if (context !== undefined) context.upstreamDurationMs = durationMs
+      return failed(lookup, place, self, error, durationMs, context)
+    }
+    const done = now()
+    if (context !== undefined) {
+      context.upstreamDurationMs = done - started
+      context.upstreamStatus = answer === null ? 404 : 200
+    }
+    telemetry.upstreamResponse(place, done - started, answer === null ? 'not_found' : 'ok')
+    const life = lifeOf(answer)
+    const prepared = store.put({ digest: lookup.digest, kind: lookup.kind, groupId: lookup.groupId, answer, at: done, life, deadline, keep: !self.discard })
+    if (shared !== undefined && !self.discard && life > 0 && done < deadline) {
+      void shared.set(sharedKey(lookup), answer, Math.min(life, deadline - done))
+    }
+    return prepared
+  }
+
+  function failed(lookup: Lookup, place: Place, self: Flight, error: unknown, durationMs: number, context: ResolveContext | undefined): unknown {
+    const at = now()
+    if (error instanceof InvalidTokenError) {
+      if (context !== undefined) context.upstreamStatus = 401
+      telemetry.upstreamResponse(place, durationMs, 'invalid_token')
+      if (!self.discard) revoke(lookup.digest, at)
+      throw error
+    }
+    if (error instanceof UpstreamError) {
+      if (context !== undefined && error.upstreamStatus !== undefined) context.upstreamStatus = error.upstreamStatus
+      telemetry.upstreamError(place, durationMs, error.code, error.upstreamStatus)
+      parts.onFailure(error)
+      return staleOr(lookup, place, error, context)
+    }
+    if (error instanceof VootError) {
+      if (context !== undefined) context.upstreamStatus = error.status
+      telemetry.upstreamResponse(place, durationMs, 'insufficient_scope')
+    }
+    throw error
+  }
+
+  function staleOr(lookup: Lookup, place: Place, error: UpstreamError, context: ResolveContext | undefined): unknown {
+    const at = now()
+    const stale = store.stale(lookup.digest, lookup.kind, lookup.groupId, at)
+    if (stale === undefined) {
+      if (context !== undefined) context.errorCode = error.code
+      throw error
+    }
+    telemetry.stale(place, at - stale.storedAt)
+    mark(lookup, context, 'l1')
+    return stale.value
+  }
+
+  /** A 401: nothing cached for the token is served again, here or (through the shared tier) on any instance. */
+  function revoke(digest: string, at: number): void {
+    store.markInvalid(digest, at)
+    gate.discard(store.prefixOf(digest))
+    if (shared !== undefined) void shared.invalidate(digest)
+  }
+
+  return (lookup) => {
+    const place = placeOf(lookup)
+    return telemetry.traceLookup(place, (context) => run(lookup, place, context))
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Loud misconfiguration: when the address in `baseUrl` answers like no group service (a
+ * 404 on `me/groups`, an HTML page, a redirect, a host that does not resolve, a TLS
+ * failure), every guarded request would answer 503 and nobody would know why. The first
+ * such failure of each cause is named in ONE warning, with the likely mistake, through the
+ * `logger` option or `process.emitWarning` (code `VOOT_GUARD_MISCONFIGURED`).
+ *
+ * @module
+ */
+import { UpstreamError } from '../errors.js'
+
+/** The `code` of voot-guard's misconfiguration warnings (`process.emitWarning`). */
+export const MISCONFIGURED_WARNING = 'VOOT_GUARD_MISCONFIGURED'
+
+/**
+ * The likely mistake behind an upstream failure, or `undefined` when the failure says
+ * nothing about the configuration (a timeout, a 5xx, a 429 happen to healthy services).
+ *
+ * @example
+ * ```ts
+ * misconfigurationHint(error, 'https://groups-api.dataporten.no') // 'baseUrl ... /groups prefix ...'
+ * ```
+ */
+export function misconfigurationHint(error: unknown, baseUrl: string | undefined): { cause: string; hint: string } | undefined {
+  if (!(error instanceof UpstreamError)) return undefined
+  const at = baseUrl === undefined ? 'the group service' : baseUrl
+  const shapes =
+    'Dataporten serves the API under /groups (https://groups-api.dataporten.no/groups); OpenConext at the service root (https://voot.surfconext.nl)'
+  if (error.code === 'ERR_UPSTREAM_STATUS' && error.upstreamStatus === 404 && (error.endpoint === 'me/groups' || error.endpoint === 'grouptypes')) {
+    return { cause: 'not_found', hint: `${at} answered 404 for ${error.endpoint}: baseUrl is likely missing its path prefix or has a wrong one. ${shapes}` }
+  }
+  if (error.code === 'ERR_UPSTREAM_BODY' && /not JSON/.test(error.message)) {
+    return { cause: 'not_json', hint: `${at} answered with something that is not JSON (an HTML page?): baseUrl likely points at a web site or a proxy, not at the group service's API. ${shapes}` }
+  }
+  if (error.code === 'ERR_UPSTREAM_REDIRECT') {
+    return { cause: 'redirect', hint: `${at} answered with a redirect (${String(error.upstreamStatus)}), which is never followed with a bearer token: set baseUrl to the final address (https:, the right host, the right path).` }
+  }
+  if (error.code === 'ERR_UPSTREAM_NETWORK') {
+    const code = networkCode(error.cause)
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      return { cause: 'dns', hint: `the host of ${at} does not resolve (${code}): check the host name in baseUrl.` }
+    }
+    if (code !== undefined && /CERT|SSL|TLS|SELF_SIGNED/.test(code)) {
+      return { cause: 'tls', hint: `TLS with ${at} failed (${code}): check the host name in baseUrl and the server's certificate (or the dispatcher's CA settings).` }
+    }
+  }
+  return undefined
+}
+
+function networkCode(cause: unknown): string | undefined {
+  for (let error = cause, depth = 0; typeof error === 'object' && error !== null && depth < 4; depth++) {
+    const code = (error as { code?: unknown }).code
+    if (typeof code === 'string' && code !== 'UND_ERR_CONNECT') return code
+    error = (error as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/**
+ * Warns once per cause for one resolver.
+ *
+ * @example
+ * ```ts
+ * const notice = createMisconfigurationNotice(baseUrl, console)
+ * notice(error) // warns the first time a cause is seen
+ * ```
+ */
+export function createMisconfigurationNotice(
+  baseUrl: string | undefined,
+  logger: { warn(message: string): void } | undefined,
+): (error: unknown) => void {
+  const seen = new Set<string>()
+  return (error) => {
+    const found = misconfigurationHint(error, baseUrl)
+    if (found === undefined || seen.has(found.cause)) return
+    seen.add(found.cause)
+    const message = `voot-guard: the group service looks misconfigured: ${found.hint}`
+    try {
+      if (logger === undefined) process.emitWarning(message, { code: MISCONFIGURED_WARNING })
+      else logger.warn(message)
+    } catch {
+      // A broken logger must never change an authorization outcome.
+    }
+  }
+}

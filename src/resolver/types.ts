@@ -1,0 +1,121 @@
+/**
+ * The resolver's public face: what `createMembershipResolver` returns, its counters and
+ * its health.
+ *
+ * @module
+ */
+import type { CircuitState } from '../circuit-breaker.js'
+import type { GroupsClient } from '../client.js'
+import type { Decision } from '../decision/types.js'
+import type { UpstreamErrorCode } from '../errors.js'
+import type { Requirement } from '../requirements.js'
+import type { GroupWithMembership, Membership } from '../types.js'
+import type { ResolveOptions } from './lookups.js'
+
+/**
+ * Counters of a resolver, for metrics.
+ *
+ * @example
+ * ```ts
+ * const { hits, misses } = resolver.stats()
+ * ```
+ */
+export interface ResolverStats {
+  readonly hits: number
+  readonly misses: number
+  readonly upstreamCalls: number
+  readonly coalesced: number
+  readonly staleServed: number
+  /** Entries in the cache now. */
+  readonly size: number
+  /** Upstream calls in flight now. */
+  readonly inflight: number
+  /** Retries made (after a refused or reset connection). */
+  readonly retries: number
+  /** Lookups failed fast without a call: overload, open circuit, or the service's 429 back-off. */
+  readonly rejected: number
+  /** The circuit breaker's state, or `'off'`. */
+  readonly circuit: CircuitState | 'off'
+  /** Answers found in the shared tier (`sharedCache`), and not found there. */
+  readonly sharedHits: number
+  readonly sharedMisses: number
+  /** Operations of the shared tier that failed or timed out (each a miss, never a decision). */
+  readonly sharedErrors: number
+}
+
+/**
+ * What a readiness probe needs to know, from {@link MembershipResolver.health}.
+ *
+ * @example
+ * ```ts
+ * app.get('/healthz', (req, res) => { const h = resolver.health(); res.status(h.status === 'down' ? 503 : 200).json(h) })
+ * ```
+ */
+export interface ResolverHealth {
+  /** `down` while the circuit is open; `degraded` after a recent upstream failure (the last minute), a half-open circuit or an unreachable shared tier; `ok` otherwise. */
+  readonly status: 'ok' | 'degraded' | 'down'
+  /** The circuit breaker's state (`closed` when it is off). */
+  readonly circuit: CircuitState
+  /** Upstream calls in flight now. */
+  readonly inflight: number
+  /** Answers cached in process now. */
+  readonly cacheEntries: number
+  /** The last upstream failure: its `UpstreamError` code, and when (ms since the epoch). */
+  readonly lastFailure?: { readonly code: UpstreamErrorCode; readonly at: number }
+  /** Present when a shared tier is configured. */
+  readonly sharedTier?: 'ok' | 'unreachable'
+}
+
+/**
+ * Answers "what does this token's user belong to" from a cache, asking the group service
+ * only on a miss.
+ *
+ * @example
+ * ```ts
+ * const decision = await resolver.check(token, group('fc:org:example.org', 'admin'))
+ * ```
+ */
+export interface MembershipResolver {
+  /** The role order in force. */
+  readonly roles: readonly string[]
+  /** The underlying groups client. */
+  readonly client: GroupsClient
+  /** `GET me/groups` (cached): the user's groups, each with its `membership`. */
+  groups(token: string, options?: ResolveOptions & { showAll?: boolean }): Promise<readonly GroupWithMembership[]>
+  /** `GET me/groups/{id}` (cached): the membership, or `null` when not a member (404). */
+  membership(token: string, groupId: string, options?: ResolveOptions): Promise<Membership | null>
+  /**
+   * Decides a requirement. Resolves with an allowed or denied {@link Decision}; rejects with
+   * `UpstreamError` when the answer is unknown, `InvalidTokenError` (401) or
+   * `InsufficientScopeError` (403).
+   */
+  check(token: string, requirement: Requirement, options?: ResolveOptions): Promise<Decision>
+  /**
+   * The warm path of {@link MembershipResolver.check}, synchronous: the allowed decision
+   * when fresh cached answers prove the requirement (the same decision `check` gives on the
+   * same cache), `undefined` otherwise (then call `check`). Never calls the group service,
+   * never denies, never throws. Optional: resolvers not made by `createMembershipResolver`
+   * may lack it.
+   */
+  checkCached?(token: string, requirement: Requirement, options?: ResolveOptions): Decision | undefined
+  /**
+   * Drops one token's cached answers, or every answer when called without a token. With a
+   * shared tier, the promise settles once the tier dropped them and told the other
+   * instances; it never rejects.
+   */
+  invalidate(token?: string): Promise<void>
+  /** Throws `InvalidArgumentError` unless `requirement` is one this resolver can decide (known roles). */
+  assertRequirement(requirement: Requirement): void
+  /** Counters for metrics. */
+  stats(): ResolverStats
+  /** What a readiness probe needs: circuit, last failure, in-flight calls, cache size, shared tier. Synchronous and cheap. */
+  health(): ResolverHealth
+  /**
+   * Asks the group service a public question (`grouptypes`, without a user's token) and
+   * resolves when the answer proves a group service is there (a JSON answer, or a 401);
+   * rejects with an `UpstreamError` whose message names the likely mistake otherwise.
+   */
+  verify(options?: { signal?: AbortSignal }): Promise<void>
+  /** Closes the groups client if the resolver created it, and releases the shared tier's subscription. */
+  close(): Promise<void>
+}

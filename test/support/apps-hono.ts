@@ -1,0 +1,32 @@
+/**
+ * The contract tests' app in Hono 4, served by `@hono/node-server`.
+ */
+import { createServer } from 'node:http'
+import { getRequestListener } from '@hono/node-server'
+import { Hono, type MiddlewareHandler } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import { createGuard, type HonoGuardOptions, type VootEnv } from '../../adapters/hono/index.js'
+import type { GuardOptions, VootError } from '../../src/index.js'
+import { closer, listen, routes, type RunningApp } from './apps.js'
+
+export async function startHonoApp(options: GuardOptions): Promise<RunningApp> {
+  const state = { handlerCalls: 0, delegated: [] as unknown[] }
+  const app = new Hono<VootEnv>()
+  const guard = createGuard(options as HonoGuardOptions)
+  for (const [path, middleware] of Object.entries(routes<MiddlewareHandler<VootEnv>>(guard))) {
+    app.get(path, middleware, async (c) => {
+      state.handlerCalls++
+      const groups = await c.var.voot.groups()
+      return c.json({ ok: true, reason: c.get('voot').decision.reason, groupCount: groups.length })
+    })
+  }
+  app.onError((error, c) => {
+    if (!(error instanceof HTTPException)) throw error
+    const cause = error.cause as VootError
+    state.delegated.push(cause)
+    return c.json({ delegated: cause.code }, error.status, Object.fromEntries(error.getResponse().headers))
+  })
+  const server = createServer(getRequestListener(app.fetch))
+  const url = await listen(server)
+  return { url, get handlerCalls() { return state.handlerCalls }, delegated: state.delegated, close: closer(server) }
+}
