@@ -65,7 +65,7 @@ export function startOtelHarness(options: { registerContext?: boolean } = {}): O
   return {
     tracerProvider,
     meterProvider,
-    spans: () => spanExporter.getFinishedSpans(),
+    spans: () => [...spanExporter.getFinishedSpans()], // a copy: the exporter keeps appending to its own
     async metrics() {
       const byName = new Map<string, Point[]>()
       for (const metric of await collected()) {
