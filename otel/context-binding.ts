@@ -117,8 +117,10 @@ export function createContextBinding(): ContextBinding {
     activation,
     bind(channel, transform) {
       const storage = store as unknown as AsyncLocalStorage<unknown>
-      channel.start.bindStore(storage, transform as (traced: unknown) => unknown)
-      return () => void channel.start.unbindStore(storage)
+      channel.start.bindStore(storage, transform)
+      return () => {
+        channel.start.unbindStore(storage)
+      }
     },
   }
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { channel, tracingChannel } from 'node:diagnostics_channel'
+import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel'
 import { metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api'
 import { InvalidOptionError } from '../src/errors.js'
 import { CHANNELS, type AuthorizeContext, type CircuitContext, type ResolveContext, type UpstreamContext } from '../src/tracing-channels.js'
@@ -46,10 +46,13 @@ export interface VootGuardInstrumentation {
   disable(): void
 }
 
-function providerOption<K extends 'getTracer' | 'getMeter'>(name: string, value: unknown, method: K): void {
+function providerOption(name: string, value: unknown, method: 'getTracer' | 'getMeter'): void {
   if (value === undefined) return
-  if (typeof value !== 'object' || value === null || typeof (value as Record<K, unknown>)[method] !== 'function') {
-    throw new InvalidOptionError(name, `must be an OpenTelemetry ${name === 'tracerProvider' ? 'TracerProvider' : 'MeterProvider'} (an object with ${method}())`)
+  if (typeof value !== 'object' || value === null || typeof (value as Record<string, unknown>)[method] !== 'function') {
+    throw new InvalidOptionError(
+      name,
+      `must be an OpenTelemetry ${name === 'tracerProvider' ? 'TracerProvider' : 'MeterProvider'} (an object with ${method}())`,
+    )
   }
 }
 
@@ -83,7 +86,9 @@ export function instrumentVootGuard(options: InstrumentVootGuardOptions = {}): V
   const authorizeSpans = createAuthorizeSpans(tracer)
   const resolveSpans = createResolveSpans(tracer)
   const recorder = createMetricsRecorder(meter)
-  const onCircuit = guarded('recording a circuit change', (message: unknown) => recorder.circuitChanged(message as CircuitContext))
+  const onCircuit = guarded('recording a circuit change', (message: unknown) => {
+    recorder.circuitChanged(message as CircuitContext)
+  })
 
   const undo = [
     binding.bind(tracingChannel<unknown, AuthorizeContext>(CHANNELS.authorize), authorizeSpans.begin),
@@ -101,10 +106,14 @@ export function instrumentVootGuard(options: InstrumentVootGuardOptions = {}): V
       },
     }),
     subscribeTracedCalls<UpstreamContext>(CHANNELS.upstream, { start: recorder.upstreamStarted, finish: recorder.upstreamFinished }),
-    () => void channel(CHANNELS.circuit).unsubscribe(onCircuit),
-    () => recorder.close(),
+    () => {
+      unsubscribe(CHANNELS.circuit, onCircuit)
+    },
+    () => {
+      recorder.close()
+    },
   ]
-  channel(CHANNELS.circuit).subscribe(onCircuit)
+  subscribe(CHANNELS.circuit, onCircuit)
 
   let enabled = true
   return {

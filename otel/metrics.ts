@@ -40,13 +40,13 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75,
  * ```
  */
 export interface MetricsRecorder {
-  decision(traced: Traced<AuthorizeContext>): void
-  lookup(traced: Traced<ResolveContext>): void
-  upstreamStarted(traced: UpstreamContext): void
-  upstreamFinished(traced: UpstreamContext): void
-  circuitChanged(message: CircuitContext): void
+  readonly decision: (traced: Traced<AuthorizeContext>) => void
+  readonly lookup: (traced: Traced<ResolveContext>) => void
+  readonly upstreamStarted: (traced: UpstreamContext) => void
+  readonly upstreamFinished: (traced: UpstreamContext) => void
+  readonly circuitChanged: (message: CircuitContext) => void
   /** Stops observing the circuit gauge. */
-  close(): void
+  readonly close: () => void
 }
 
 /** A cache of frozen attribute sets by a string key: few distinct values, one object each. */
@@ -95,7 +95,9 @@ export function createMetricsRecorder(meter: Meter): MetricsRecorder {
   })
   // Every circuit starts closed (and a resolver without a breaker stays closed).
   let circuitState: number = CIRCUIT_STATE_VALUES.closed
-  const observeCircuit = (result: ObservableResult): void => result.observe(circuitState)
+  const observeCircuit = (result: ObservableResult): void => {
+    result.observe(circuitState)
+  }
   circuit.addCallback(observeCircuit)
 
   const decisionSets = attributeSets()
@@ -119,7 +121,9 @@ export function createMetricsRecorder(meter: Meter): MetricsRecorder {
       lookups.add(
         1,
         lookupSets(tier ?? '', () =>
-          tier === undefined ? { [ATTR_CACHE_RESULT]: 'miss' } : { [ATTR_CACHE_TIER]: tier, [ATTR_CACHE_RESULT]: isCacheHit(tier) ? 'hit' : 'miss' },
+          tier === undefined
+            ? { [ATTR_CACHE_RESULT]: 'miss' }
+            : { [ATTR_CACHE_TIER]: tier, [ATTR_CACHE_RESULT]: isCacheHit(tier) ? 'hit' : 'miss' },
         ),
       )
       // A coalesced lookup waited for another lookup's call: that call is measured once, there.

@@ -39,9 +39,9 @@ export const RESOLVE_SPAN = 'voot-guard resolve'
  */
 export interface SpanKeeper<C extends object> {
   /** Starts the span of a trace under the active context; returns the context to make active. Never throws. */
-  begin(traced: C): Context
+  readonly begin: (traced: C) => Context
   /** Ends the span of a finished trace (nothing when it started before the keeper). */
-  end(traced: Traced<C>): void
+  readonly end: (traced: Traced<C>) => void
 }
 
 function createSpanKeeper<C extends object>(

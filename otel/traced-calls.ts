@@ -30,9 +30,9 @@ export type Traced<C extends object> = C & { error?: unknown; result?: unknown }
  */
 export interface TracedCallHandlers<C extends object> {
   /** At the `start` event (after any bound store's transform). */
-  start?(traced: Traced<C>): void
+  readonly start?: (traced: Traced<C>) => void
   /** Once per call, when it is over. */
-  finish(traced: Traced<C>): void
+  readonly finish: (traced: Traced<C>) => void
 }
 
 /**
@@ -73,5 +73,7 @@ export function subscribeTracedCalls<C extends object>(name: string, handlers: T
     error: () => {},
   }
   channel.subscribe(subscribers)
-  return () => void channel.unsubscribe(subscribers)
+  return () => {
+    channel.unsubscribe(subscribers)
+  }
 }
