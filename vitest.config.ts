@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^voot-guard\/nestjs$/, replacement: source('./adapters/nestjs/index.ts') },
       { find: /^voot-guard\/testing$/, replacement: source('./testing/index.ts') },
       { find: /^voot-guard\/oauth$/, replacement: source('./oauth/index.ts') },
+      { find: /^voot-guard\/redis$/, replacement: source('./redis/index.ts') },
       { find: /^voot-guard\/otel$/, replacement: source('./otel/index.ts') },
     ],
   },

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { misconfigurationHint } from '../src/resolver/misconfiguration.js'
 import {
   AbortedError,
   InsufficientScopeError,
@@ -75,9 +76,11 @@ export function describeCliError(error: unknown): CliErrorReport {
   if (error instanceof UpstreamError) {
     const status = error.upstreamStatus === undefined ? '' : ` (HTTP ${error.upstreamStatus})`
     const cause = causeCode(error.cause)
+    // The same hint the resolver's misconfiguration warning gives (a 404 on me/groups, HTML, ...).
+    const hint = misconfigurationHint(error, undefined)
     return {
       code: error.code,
-      message: `${error.message}${status}${cause === undefined ? '' : ` [${cause}]`}`,
+      message: `${error.message}${status}${cause === undefined ? '' : ` [${cause}]`}${hint === undefined ? '' : `. Hint: ${hint.hint}`}`,
       ...(error.upstreamStatus === undefined ? {} : { upstreamStatus: error.upstreamStatus }),
       usage: false,
     }

@@ -22,6 +22,7 @@ const expected = {
   'voot-guard/nestjs': ['VootGuardModule', 'VootGuard', 'RequireGroup', 'RequireAnyGroup', 'RequireAllGroups', 'RequireVoot', 'Authenticated', 'Public', 'Voot'],
   'voot-guard/testing': ['startEmulator'],
   'voot-guard/oauth': ['createOAuthClient'],
+  'voot-guard/redis': ['createRedisCache'],
   'voot-guard/otel': ['instrumentVootGuard'],
 }
 let failed = false
@@ -49,9 +50,10 @@ for (const specifier of specifiers) {
 await access(new URL(`../${pkg.bin['voot-guard']}`, import.meta.url))
 console.log('bin: ok')
 
-// The tarball. The budget has room for the adapters still to come; source maps (31 % of
-// the size once) or a bundled dependency would break it.
-const BUDGET = { packedBytes: 250_000, unpackedBytes: 1_000_000 }
+// The tarball: eleven subpaths (six adapters, the Redis tier, OpenTelemetry, the emulator,
+// the OAuth client) and the docs come to about 290 kB packed. The budget leaves room for
+// growth, not for source maps (31 % of the size once) or a bundled dependency.
+const BUDGET = { packedBytes: 340_000, unpackedBytes: 1_300_000 }
 const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))
 const shipped = new Set(packed.files.map((f) => f.path))
 const problems = []

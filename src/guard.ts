@@ -19,6 +19,7 @@ import {
   type MembershipResolver,
   type MembershipResolverOptions,
   type ResolveOptions,
+  type ResolverHealth,
 } from './resolver/index.js'
 import { allOf, anyOf, authenticated, group, type Requirement } from './requirements.js'
 import { extractBearerToken, isWellFormedToken } from './token.js'
@@ -319,6 +320,14 @@ export interface Guards<M> {
   require(requirement: Requirement): M
   /** A valid personal token with the groups scope, nothing more. */
   authenticate(): M
+  /** What a readiness probe needs: the resolver's {@link MembershipResolver.health}. */
+  health(): ResolverHealth
+  /**
+   * Resolves once the group service answered like one (`resolver.verify()`); rejects with
+   * an `UpstreamError` naming the likely mistake otherwise. Await it at start-up to fail
+   * there instead of on the first user.
+   */
+  ready(options?: { signal?: AbortSignal }): Promise<void>
 }
 
 /**
@@ -339,5 +348,7 @@ export function createGuards<M>(core: GuardCore, middleware: (requirement: Requi
     requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role)),
     require: (requirement) => middleware(core.prepare(requirement)),
     authenticate: () => middleware(AUTHENTICATED),
+    health: () => core.resolver.health(),
+    ready: (options) => core.resolver.verify(options),
   }
 }

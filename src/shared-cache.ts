@@ -126,7 +126,11 @@ export interface SharedCache {
   acquire(key: SharedCacheKey): Promise<SharedLock>
   /** Waits a short, bounded time for another instance's answer to `key`; `undefined` when none came (then call upstream). Never rejects. */
   waitFor(key: SharedCacheKey, signal?: AbortSignal): Promise<SharedEntry | undefined>
-  /** Drops one token's entries (or every entry) in the tier and tells every instance. Settles once the tier dropped them and the message was sent; never rejects. */
+  /**
+   * Drops one token's entries (or every entry) in the tier and tells every instance. Settles once the tier dropped them and the message was sent; never rejects.
+   * This instance's own listeners are told at once (before Redis is asked), other instances' through the tier.
+   * Every entry of the token goes, the `invalid` marker included: after a 401, call `invalidate(tokenId)` first and `set` the marker once it settled.
+   */
   invalidate(tokenId?: string): Promise<void>
   /** Receives {@link SharedCacheSignal}s; returns the function that stops them. */
   subscribe(listener: (signal: SharedCacheSignal) => void): () => void

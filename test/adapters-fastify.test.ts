@@ -37,7 +37,7 @@ describe('the plugin', () => {
   afterAll(() => app.close())
 
   it('decorates app.voot with the guards and request.voot with null', async () => {
-    expect(Object.keys(app.voot).sort()).toEqual(['authenticate', 'require', 'requireAllGroups', 'requireAnyGroup', 'requireGroup', 'resolver'])
+    expect(Object.keys(app.voot).sort()).toEqual(['authenticate', 'health', 'ready', 'require', 'requireAllGroups', 'requireAnyGroup', 'requireGroup', 'resolver'])
     expect(app.hasRequestDecorator('voot')).toBe(true)
     expect((await app.inject({ url: '/open' })).json()).toEqual({ voot: null })
   })

@@ -79,6 +79,13 @@ describe('voot-guard check', () => {
     expect(result.stdout).toMatch(/reason\s+not_member/)
   })
 
+  it('names the likely mistake when --base-url lacks its /groups prefix', async () => {
+    const result = await run(['groups', '--base-url', new URL(emulator.baseUrl).origin], { VOOT_TOKEN: emulator.issueToken('alice') })
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toMatch(/HTTP 404/)
+    expect(result.stderr).toMatch(/Hint: .*path prefix.*Dataporten serves the API under \/groups/)
+  })
+
   it('prints the decision as JSON with --json', async () => {
     const allowed = await check(emulator.issueToken('alice'), '--group', ADHOC_GROUP_ID, '--role', 'owner', '--json')
     expect(allowed.code).toBe(0)

@@ -1,9 +1,9 @@
 /**
  * The library's resolver reads the emulator's OpenConext dialect: `me/groups` at the root,
  * `me/groups/{id}` answering a whole group, memberships sent as `{ basic }` or as a plain
- * role string, a 404 for a non-member. Only reading is checked here, and role decisions
- * with the five roles given explicitly: what "any role" means for a `prospect` is the
- * library's default (issue 17), tested with the resolver itself.
+ * role string, a 404 for a non-member; and the default roles decide OpenConext's five:
+ * manager between member and admin, a prospect (an invitee) satisfies nothing, not even
+ * "any role", on the cold and the warm path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMembershipResolver, group, type MembershipResolver } from '../src/index.js'
@@ -15,14 +15,12 @@ import {
   type Emulator,
 } from '../testing/index.js'
 
-const OPENCONEXT_ROLES = ['member', 'manager', 'admin', 'owner']
-
 let emulator: Emulator
 let resolver: MembershipResolver
 
 beforeAll(async () => {
   emulator = await startEmulator({ dialect: 'openconext' })
-  resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, roles: OPENCONEXT_ROLES })
+  resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })
 })
 afterAll(async () => {
   await resolver.close()
@@ -71,5 +69,22 @@ describe('createMembershipResolver({ baseUrl: emulator.baseUrl }) on the OpenCon
     expect((await check('bob', PROJECT_BOARD_GROUP_ID, 'member')).allowed).toBe(false) // prospect
     expect((await check('dave', READING_CLUB_GROUP_ID, 'member')).allowed).toBe(false) // prospect, plain string
     expect((await check('erin', READING_CLUB_GROUP_ID, 'member')).allowed).toBe(false)
+  })
+
+  it('a prospect fails "any role" too, cold and warm; a manager passes it', async () => {
+    for (const [user, groupId, allowed] of [
+      ['dave', READING_CLUB_GROUP_ID, false],
+      ['bob', PROJECT_BOARD_GROUP_ID, false],
+      ['carol', READING_CLUB_GROUP_ID, true],
+    ] as const) {
+      const token = emulator.issueToken(user)
+      const requirement = group(groupId)
+      const cold = await resolver.check(token, requirement)
+      expect(cold.allowed, `${user} ${groupId}`).toBe(allowed)
+      // The warm path never decides otherwise: the same decision, or none.
+      const warm = resolver.checkCached?.(token, requirement)
+      if (warm !== undefined) expect(warm).toEqual(cold)
+      expect(await resolver.check(token, requirement)).toEqual(cold)
+    }
   })
 })

@@ -98,3 +98,30 @@ describe('verify()', () => {
     await resolver.close()
   })
 })
+
+describe('guard.health() and guard.ready()', () => {
+  it('every adapter guard offers its resolver\'s health and verification', async () => {
+    const { createGuard } = await import('../adapters/express/index.js')
+    const guard = createGuard({ baseUrl: emulator.baseUrl })
+    expect(guard.health()).toMatchObject({ status: 'ok', circuit: 'closed' })
+    await expect(guard.ready()).resolves.toBeUndefined()
+    const wrong = createGuard({ baseUrl: new URL(emulator.baseUrl).origin })
+    await expect(wrong.ready()).rejects.toThrow(/path prefix/)
+    await guard.resolver.close()
+    await wrong.resolver.close()
+  })
+
+  it('health() reads degraded while the service\'s 429 back-off lasts', async () => {
+    let clock = Date.parse('2026-11-23T12:00:00Z')
+    const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, now: () => clock })
+    const token = emulator.issueToken('alice')
+    emulator.faults.add({ kind: 'status', status: 429, body: '', headers: { 'retry-after': '600' } }, { token, times: 1 })
+    await expect(resolver.check(token, group(ORG_ID))).rejects.toBeInstanceOf(UpstreamError)
+    clock += 120_000
+    expect(resolver.health().status).toBe('degraded')
+    clock += 600_000
+    expect(resolver.health().status).toBe('ok')
+    emulator.faults.clear()
+    await resolver.close()
+  })
+})

@@ -89,7 +89,7 @@ export interface AnswerStoreSettings {
 }
 
 /** Estimated bytes of an entry's own bookkeeping: key, entry object, LRU slots. */
-const ENTRY_OVERHEAD = 160
+const ENTRY_OVERHEAD = 120
 
 /**
  * Creates an {@link AnswerStore}.
@@ -194,21 +194,23 @@ export function createAnswerStore(settings: AnswerStoreSettings): AnswerStore {
  * on the side of the bound.
  */
 function internAndMeasure(value: unknown, depth: number): number {
-  if (typeof value === 'string') return 16 + 2 * value.length
+  // V8's sizes, roughly: a string's header and its (usually one-byte) characters, an
+  // object's header and a slot per property, an array's header and a slot per element.
+  if (typeof value === 'string') return 16 + value.length
   if (typeof value !== 'object' || value === null) return 8
   // Parsing bounds real answers at 64 levels; a custom client's deeper objects are not walked further.
   if (depth > 64) return 64
   if (Array.isArray(value)) {
-    let bytes = 32 + 8 * value.length
+    let bytes = 16 + 8 * value.length
     for (const element of value) bytes += internAndMeasure(element, depth + 1)
     return bytes
   }
   const fields = value as Record<string, unknown>
   const writable = !Object.isFrozen(value)
-  let bytes = 40
+  let bytes = 24
   for (const key of Object.keys(fields)) {
     const inner = fields[key]
-    bytes += 16
+    bytes += 8
     if (writable && typeof inner === 'string' && POOLED_KEYS.has(key)) fields[key] = pooled(inner)
     bytes += internAndMeasure(inner, depth + 1)
   }

@@ -186,7 +186,8 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       const circuit = gate.circuit === 'off' ? 'closed' : gate.circuit
       const sharedTier = shared?.health()
       const recent = lastFailure !== undefined && now() - lastFailure.at < DEGRADED_FOR
-      const status = circuit === 'open' ? 'down' : recent || circuit === 'half-open' || sharedTier === 'unreachable' ? 'degraded' : 'ok'
+      const backingOff = gate.rateLimitedFor() > 0
+      const status = circuit === 'open' ? 'down' : recent || backingOff || circuit === 'half-open' || sharedTier === 'unreachable' ? 'degraded' : 'ok'
       return {
         status,
         circuit,

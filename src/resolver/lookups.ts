@@ -52,6 +52,16 @@ export interface Lookup {
   readonly decision?: AuthorizeContext | undefined
 }
 
+/** One cold lookup under way: what it is for, its flight, and its trace. */
+interface Attempt {
+  readonly lookup: Lookup
+  readonly place: Place
+  readonly self: Flight
+  /** When the token expires: nothing is cached past it. */
+  readonly deadline: number
+  readonly context: ResolveContext | undefined
+}
+
 const TIER_RANK: Readonly<Record<CacheTier, number>> = { l1: 0, coalesced: 1, l2: 2, upstream: 3 }
 
 /** Records where an answer came from, on the lookup's trace and its decision's. */
@@ -122,31 +132,43 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
       mark(lookup, context, 'coalesced')
       return waitFor(running.promise, lookup.options?.signal)
     }
-    const flight = gate.start(key, (self) =>
-      shared === undefined ? callUpstream(lookup, place, self, deadline, context) : fill(shared, lookup, place, self, deadline, context),
-    )
+    const flight = gate.start(key, (self) => {
+      const attempt: Attempt = { lookup, place, self, deadline, context }
+      return shared === undefined ? callUpstream(attempt) : fill(shared, attempt)
+    })
     return waitFor(flight.promise, lookup.options?.signal)
   }
 
   /** The shared tier's answer, another instance's (when it holds the lock), or our own call. */
-  async function fill(tier: SharedCache, lookup: Lookup, place: Place, self: Flight, deadline: number, context: ResolveContext | undefined): Promise<unknown> {
+  async function fill(tier: SharedCache, attempt: Attempt): Promise<unknown> {
+    const { lookup, place, self, context } = attempt
     const key = sharedKey(lookup)
-    const hit = await tier.get(key)
-    telemetry.shared(place, hit !== undefined)
-    if (hit !== undefined) return fromShared(lookup, hit, self, deadline, context)
+    // Read at once with the answer: another instance's 401 for this token (its revocation).
+    const [hit, refused] = await Promise.all([tier.get(key), tier.get({ tokenId: lookup.digest, kind: 'invalid' })])
+    telemetry.shared(place, hit !== undefined || refused !== undefined)
+    if (refused !== undefined) {
+      mark(lookup, context, 'l2')
+      if (!self.discard) {
+        store.markInvalid(lookup.digest, now())
+        gate.discard(store.prefixOf(lookup.digest))
+      }
+      throw new InvalidTokenError()
+    }
+    if (hit !== undefined) return fromShared(attempt, hit)
     const lock = await tier.acquire(key)
     if (!lock.owned) {
       const filled = await tier.waitFor(key)
-      if (filled !== undefined) return fromShared(lookup, filled, self, deadline, context)
+      if (filled !== undefined) return fromShared(attempt, filled)
     }
     try {
-      return await callUpstream(lookup, place, self, deadline, context)
+      return await callUpstream(attempt)
     } finally {
       if (lock.owned) void lock.release()
     }
   }
 
-  function fromShared(lookup: Lookup, found: SharedEntry, self: Flight, deadline: number, context: ResolveContext | undefined): unknown {
+  function fromShared(attempt: Attempt, found: SharedEntry): unknown {
+    const { lookup, self, deadline, context } = attempt
     mark(lookup, context, 'l2')
     const at = now()
     // The L1 copy never outlives what the shared tier had left.
@@ -154,12 +176,13 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     return store.put({ digest: lookup.digest, kind: lookup.kind, groupId: lookup.groupId, answer: found.value, at, life, deadline, keep: !self.discard })
   }
 
-  async function callUpstream(lookup: Lookup, place: Place, self: Flight, deadline: number, context: ResolveContext | undefined): Promise<unknown> {
+  async function callUpstream(attempt: Attempt): Promise<unknown> {
+    const { lookup, place, self, deadline, context } = attempt
     const admission = gate.admit(place.endpoint)
     if (admission instanceof UpstreamError) {
       const code = admission.code as 'ERR_UPSTREAM_OVERLOADED' | 'ERR_UPSTREAM_CIRCUIT_OPEN' | 'ERR_UPSTREAM_RATE_LIMITED'
       telemetry.rejected(place, code, admission.retryAfter ?? 1)
-      return staleOr(lookup, place, admission, context)
+      return staleOr(attempt, admission)
     }
     telemetry.upstreamCall()
     mark(lookup, context, 'upstream')
@@ -170,7 +193,7 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     } catch (error) {
       const durationMs = now() - started
       if (context !== undefined) context.upstreamDurationMs = durationMs
-      return failed(lookup, place, self, error, durationMs, context)
+      return failed(attempt, error, durationMs)
     }
     const done = now()
     if (context !== undefined) {
@@ -186,7 +209,8 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     return prepared
   }
 
-  function failed(lookup: Lookup, place: Place, self: Flight, error: unknown, durationMs: number, context: ResolveContext | undefined): unknown {
+  function failed(attempt: Attempt, error: unknown, durationMs: number): unknown {
+    const { lookup, place, self, context } = attempt
     const at = now()
     if (error instanceof InvalidTokenError) {
       if (context !== undefined) context.upstreamStatus = 401
@@ -198,7 +222,7 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
       if (context !== undefined && error.upstreamStatus !== undefined) context.upstreamStatus = error.upstreamStatus
       telemetry.upstreamError(place, durationMs, error.code, error.upstreamStatus)
       parts.onFailure(error)
-      return staleOr(lookup, place, error, context)
+      return staleOr(attempt, error)
     }
     if (error instanceof VootError) {
       if (context !== undefined) context.upstreamStatus = error.status
@@ -207,7 +231,8 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     throw error
   }
 
-  function staleOr(lookup: Lookup, place: Place, error: UpstreamError, context: ResolveContext | undefined): unknown {
+  function staleOr(attempt: Attempt, error: UpstreamError): unknown {
+    const { lookup, place, context } = attempt
     const at = now()
     const stale = store.stale(lookup.digest, lookup.kind, lookup.groupId, at)
     if (stale === undefined) {
@@ -223,7 +248,11 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
   function revoke(digest: string, at: number): void {
     store.markInvalid(digest, at)
     gate.discard(store.prefixOf(digest))
-    if (shared !== undefined) void shared.invalidate(digest)
+    if (shared !== undefined) {
+      const tier = shared
+      // Every instance drops its answers; the marker is written after, as invalidate drops it too.
+      void tier.invalidate(digest).then(() => tier.set({ tokenId: digest, kind: 'invalid' }, true, parts.negativeTtl))
+    }
   }
 
   return (lookup) => {

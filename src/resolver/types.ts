@@ -52,7 +52,7 @@ export interface ResolverStats {
  * ```
  */
 export interface ResolverHealth {
-  /** `down` while the circuit is open; `degraded` after a recent upstream failure (the last minute), a half-open circuit or an unreachable shared tier; `ok` otherwise. */
+  /** `down` while the circuit is open; `degraded` after a recent upstream failure (the last minute), during a 429 back-off, with a half-open circuit or an unreachable shared tier; `ok` otherwise. */
   readonly status: 'ok' | 'degraded' | 'down'
   /** The circuit breaker's state (`closed` when it is off). */
   readonly circuit: CircuitState

@@ -78,6 +78,8 @@ export interface UpstreamGate {
   call<T>(fetch: (signal: AbortSignal | undefined) => Promise<T>, permit: CircuitPermit | undefined, onRetry: (info: RetryInfo) => void): Promise<T>
   /** Drops the flights whose key starts with `prefix` (all without one): their answers will not be stored. */
   discard(prefix: string | undefined): void
+  /** Seconds left of the service's 429 back-off (0 when none). */
+  rateLimitedFor(): number
   /** Flights under way now. */
   readonly inflight: number
   /** The breaker's state, or `'off'`. */
@@ -163,6 +165,10 @@ export function createUpstreamGate(settings: UpstreamGateSettings): UpstreamGate
           flights.delete(key)
         }
       }
+    },
+    rateLimitedFor() {
+      const left = rateLimitedUntil - now()
+      return left > 0 ? Math.ceil(left / 1000) : 0
     },
     get inflight() {
       return flights.size

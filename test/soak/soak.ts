@@ -15,6 +15,10 @@
  * - none of the raw tokens in a heap snapshot (the child sends only their SHA-256; a canary
  *   token held on purpose proves the search finds what is there).
  *
+ * With SOAK_REDIS=1 (`npm run soak:redis`), the guard also has the shared Redis tier on a
+ * redis-server of its own that is frozen (SIGSTOP), stopped and restarted in turns during
+ * the run: Redis faults must change no answer.
+ *
  * Exits 0 when all hold, 1 otherwise, printing a short report either way.
  */
 import { fork } from 'node:child_process'
@@ -30,6 +34,7 @@ import express from 'express'
 import { createGuard } from '../../adapters/express/index.js'
 import { where, type ResolverEvent } from '../../src/index.js'
 import { ADHOC_GROUP_ID, ORG_ID } from '../../testing/index.js'
+import { startSoakRedis } from './redis-faults.js'
 
 const SECONDS = Number(process.argv[2] ?? process.env.SOAK_SECONDS ?? 60)
 /** Heap growth tolerated between the warm start and the end (both after a GC, cache emptied). */
@@ -89,6 +94,7 @@ async function receive<T>(type: string): Promise<T> {
 }
 
 const { baseUrl } = await receive<{ baseUrl: string }>('ready')
+const soakRedis = process.env.SOAK_REDIS === '1' ? await startSoakRedis() : undefined
 
 const eventCounts = new Map<string, number>()
 const guard = createGuard({
@@ -104,6 +110,7 @@ const guard = createGuard({
   cache: { max: 300, ttl: 1500, negativeTtl: 1000, staleIfError: 1000 },
   circuitBreaker: { failureThreshold: 20, cooldown: 500 },
   onEvent: (event: ResolverEvent) => eventCounts.set(event.type, (eventCounts.get(event.type) ?? 0) + 1),
+  ...(soakRedis === undefined ? {} : { sharedCache: soakRedis.tier }),
 })
 const app = express()
 const ok = (_req: express.Request, res: express.Response): void => {
@@ -129,7 +136,8 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 const started = Date.now()
 child.send({ type: 'start', url, seconds: SECONDS })
 await receive('warm')
-guard.resolver.invalidate()
+await guard.resolver.invalidate()
+soakRedis?.startFaults()
 const heapAtStart = await fullGc()
 let heapPeak = heapAtStart
 const sampler = setInterval(() => {
@@ -148,12 +156,14 @@ const { report } = await receive<{
 }>('done')
 clearInterval(sampler)
 const statsAtEnd = guard.resolver.stats()
+const redisFaults = await soakRedis?.stopFaults()
 
 // Wind down this side completely: no server, no pool, no cache.
 server.closeAllConnections()
 await new Promise<void>((resolve) => server.close(() => resolve()))
 await guard.resolver.close()
-guard.resolver.invalidate()
+await guard.resolver.invalidate()
+await soakRedis?.close()
 const heapAtEnd = await fullGc()
 
 // The heap snapshot. The canary is held on purpose: the search must find it.
@@ -202,6 +212,7 @@ console.log(
       faultScenarios: report.scenarios,
       tokensSearched: report.tokenHashes.length,
       resolver: statsAtEnd,
+      ...(redisFaults === undefined ? {} : { redis: redisFaults }),
       events: Object.fromEntries(eventCounts),
       heap: { start: mb(heapAtStart), peak: mb(heapPeak), end: mb(heapAtEnd) },
       resources: { start: Object.fromEntries(resourcesAtStart), end: Object.fromEntries(resourcesAtEnd) },

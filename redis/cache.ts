@@ -1,0 +1,222 @@
+/**
+ * `createRedisCache()`: the shared cache tier on Redis (see {@link SharedCache} for the
+ * promises it keeps, and docs/redis.md for the deployment picture and the threat model).
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto'
+import type { SharedCache, SharedCacheKey, SharedCacheSignal, SharedCacheStats, SharedEntry, SharedLock } from '../src/shared-cache.js'
+import { createGuardedCommands, FAILED, type Operation } from './guarded-commands.js'
+import { createInvalidationBus } from './invalidation-bus.js'
+import { createKeyNames, deriveSecrets } from './keys.js'
+import { redisCacheSettings, type RedisCacheOptions } from './options.js'
+import { DROP_TOKEN_SCRIPT, READ_SCRIPT, RELEASE_LOCK_SCRIPT, WRITE_MEMBERSHIP_SCRIPT } from './scripts.js'
+import { createValueCodec } from './value-codec.js'
+
+/** Share of a TTL taken off at random (at most), so entries written together do not expire together. */
+const TTL_JITTER = 0.05
+/** Keys SCAN returns per call when every entry is dropped. */
+const SCAN_COUNT = '500'
+/** First and longest pause between two reads of `waitFor`, in ms. */
+const FIRST_POLL = 5
+const LONGEST_POLL = 50
+
+/**
+ * Makes the shared cache tier on a connected Redis client. Synchronous: it opens its own
+ * pub/sub connection (a duplicate of `client`) in the background; `close()` closes it. The
+ * app owns `client`: it connects it, listens for its errors, and quits it.
+ *
+ * Throws `InvalidOptionError` naming the option for invalid options; afterwards nothing it
+ * returns ever throws or rejects: a Redis failure is a miss, counted in `stats()` and told
+ * to `subscribe` listeners.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis'
+ * import { createRedisCache } from 'voot-guard/redis'
+ *
+ * const client = await createClient({ url: process.env.REDIS_URL }).on('error', console.error).connect()
+ * const sharedCache = createRedisCache({ client, secret: process.env.VOOT_CACHE_SECRET!, prefix: 'myapp:vg:' })
+ * ```
+ */
+export function createRedisCache(options: RedisCacheOptions): SharedCache {
+  const settings = redisCacheSettings(options)
+  const secrets = deriveSecrets(settings.secret)
+  const names = createKeyNames(settings.prefix, secrets)
+  const codec = createValueCodec(secrets.valueKey, settings.maxValueBytes)
+  const listeners = new Set<(signal: SharedCacheSignal) => void>()
+  const counts = { hits: 0, misses: 0, errors: 0, unreadable: 0, filledByOthers: 0 }
+  let closed = false
+
+  function emit(signal: SharedCacheSignal): void {
+    for (const listener of listeners) {
+      try {
+        listener(signal)
+      } catch {
+        // A listener's failure must not change what the tier answers.
+      }
+    }
+  }
+
+  function reportError(operation: Operation, code: string): void {
+    counts.errors++
+    emit({ type: 'error', operation, code })
+  }
+
+  const commands = createGuardedCommands({ ...settings, onError: reportError })
+  const bus = createInvalidationBus(settings.client, names.channel, emit, (code) => { reportError('subscribe', code); })
+
+  function send(operation: Operation, args: string[]): Promise<unknown> {
+    return closed ? Promise.resolve(FAILED) : commands.send(operation, args)
+  }
+
+  /** Reads an entry: a hit, `'absent'` (with whether its lock is held), or `undefined` on a failure or an unreadable value. */
+  async function read(operation: Operation, key: SharedCacheKey): Promise<SharedEntry | { absent: true; locked: boolean } | undefined> {
+    const entryKey = names.entry(key)
+    const reply = await send(operation, ['EVAL', READ_SCRIPT, '2', entryKey, names.lock(key)])
+    if (reply === FAILED) return undefined
+    if (!Array.isArray(reply) || reply.length !== 2) { unreadable(operation); return; }
+    const [stored, second] = reply as [unknown, unknown]
+    if (stored === '' || stored === null) return { absent: true, locked: Number(second) === 1 }
+    const ttlMs = Number(second)
+    // Expired between the two reads, or a key without a TTL (not written by a tier): a miss.
+    if (!Number.isInteger(ttlMs) || ttlMs <= 0) return { absent: true, locked: false }
+    const decoded = typeof stored === 'string' ? codec.decode(entryKey, stored) : undefined
+    if (decoded === undefined) { unreadable(operation); return; }
+    return { value: decoded.value, ttlMs }
+  }
+
+  function unreadable(operation: Operation): undefined {
+    counts.unreadable++
+    emit({ type: 'error', operation, code: 'unreadable' })
+    return undefined
+  }
+
+  function isKey(key: SharedCacheKey): boolean {
+    return (
+      typeof key?.tokenId === 'string' &&
+      key.tokenId.length === 32 &&
+      (key.kind === 'membership' ? typeof key.groupId === 'string' : key.kind in KINDS)
+    )
+  }
+
+  const tier: SharedCache = {
+    tokenId: (token) => names.tokenId(token),
+
+    async get(key) {
+      const entry = isKey(key) ? await read('get', key) : undefined
+      if (entry !== undefined && !('absent' in entry)) {
+        counts.hits++
+        return entry
+      }
+      counts.misses++
+      return undefined
+    },
+
+    async set(key, value, ttlMs) {
+      if (!isKey(key) || !Number.isFinite(ttlMs)) return
+      const ttl = Math.floor(ttlMs * (1 - Math.random() * TTL_JITTER))
+      if (ttl < 1) return
+      const entryKey = names.entry(key)
+      const stored = codec.encode(entryKey, value)
+      if (stored === undefined) return
+      if (key.kind === 'membership') {
+        const max = String(settings.maxGroupsPerToken)
+        await send('set', ['EVAL', WRITE_MEMBERSHIP_SCRIPT, '2', entryKey, names.index(key.tokenId), stored, String(ttl), max])
+      } else {
+        await send('set', ['SET', entryKey, stored, 'PX', String(ttl)])
+      }
+    },
+
+    async acquire(key) {
+      const fallback: SharedLock = { owned: true, release: async () => {} }
+      if (!isKey(key)) return fallback
+      const lockKey = names.lock(key)
+      const owner = randomBytes(16).toString('base64url')
+      const reply = await send('lock', ['SET', lockKey, owner, 'PX', String(settings.lockTtl), 'NX'])
+      // A failure of the tier: call upstream without a lock.
+      if (reply === FAILED) return fallback
+      if (reply === null) return { owned: false }
+      let released = false
+      return {
+        owned: true,
+        async release() {
+          if (released) return
+          released = true
+          await send('lock', ['EVAL', RELEASE_LOCK_SCRIPT, '1', lockKey, owner])
+        },
+      }
+    },
+
+    async waitFor(key, signal) {
+      if (!isKey(key)) return undefined
+      const until = Date.now() + settings.waitTimeout
+      let pause = FIRST_POLL
+      while (!closed && signal?.aborted !== true && Date.now() < until) {
+        if (!(await sleep(Math.min(pause, until - Date.now()), signal))) break
+        const entry = await read('wait', key)
+        // A failure, or the owner gave up without an answer (its lock is gone): stop waiting.
+        if (entry === undefined || ('absent' in entry && !entry.locked)) break
+        if (!('absent' in entry)) {
+          counts.filledByOthers++
+          return entry
+        }
+        pause = Math.min(LONGEST_POLL, pause * 2)
+      }
+      return undefined
+    },
+
+    async invalidate(tokenId) {
+      if (tokenId !== undefined && (typeof tokenId !== 'string' || tokenId.length !== 32)) return
+      // This instance's listeners first: they must not wait for Redis, nor depend on it.
+      emit(tokenId === undefined ? { type: 'invalidate' } : { type: 'invalidate', tokenId })
+      const message = bus.message(tokenId)
+      if (tokenId !== undefined) {
+        await send('invalidate', ['EVAL', DROP_TOKEN_SCRIPT, '4', ...names.fixed(tokenId), names.channel, message])
+        return
+      }
+      let cursor = '0'
+      do {
+        const reply = await send('invalidate', ['SCAN', cursor, 'MATCH', names.everything, 'COUNT', SCAN_COUNT])
+        if (!Array.isArray(reply) || reply.length !== 2) break
+        const [next, keys] = reply as [unknown, unknown]
+        if (Array.isArray(keys) && keys.length > 0 && (await send('invalidate', ['UNLINK', ...(keys as string[])])) === FAILED) break
+        cursor = String(next)
+      } while (cursor !== '0')
+      await send('invalidate', ['PUBLISH', names.channel, message])
+    },
+
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => {
+        listeners.delete(listener)
+      }
+    },
+
+    health: () => (commands.unreachable ? 'unreachable' : 'ok'),
+
+    stats: () => ({ ...counts }) satisfies SharedCacheStats,
+
+    close() {
+      closed = true
+      bus.close()
+      return Promise.resolve()
+    },
+  }
+  return tier
+}
+
+const KINDS = { groups: true, groupsAll: true, invalid: true }
+
+/** Resolves `true` after `ms`, or `false` as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve(signal?.aborted !== true)
+    }
+    const timer = setTimeout(done, Math.max(0, ms))
+    signal?.addEventListener('abort', done, { once: true })
+  })
+}

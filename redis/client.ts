@@ -1,0 +1,78 @@
+/**
+ * The few things the shared tier needs from a Redis client. A node-redis client (`redis`
+ * package, major 5 or 6) fits as it is; another client (ioredis) is adapted in a few lines
+ * (see docs/redis.md). The tier sends only these commands: GET, SET, PTTL, EXISTS, EVAL,
+ * SCAN, UNLINK, PUBLISH (plus SUBSCRIBE on its own duplicated connection).
+ *
+ * @module
+ */
+import { InvalidOptionError } from '../src/errors.js'
+
+/**
+ * A connection the tier subscribes with: made by {@link RedisClientLike.duplicate}, opened and
+ * closed by the tier.
+ *
+ * @example
+ * ```ts
+ * const subscriber: RedisSubscriberLike = client.duplicate()
+ * subscriber.on('error', report)
+ * await subscriber.connect()
+ * await subscriber.subscribe('vg:invalidate', (message) => drop(message))
+ * ```
+ */
+export interface RedisSubscriberLike {
+  /** `error`: the connection failed (it keeps reconnecting); `ready`: it is (re)connected and usable. */
+  on(event: 'error' | 'ready', listener: (error?: unknown) => void): unknown
+  /** Opens the connection. */
+  connect(): Promise<unknown>
+  /** Subscribes to a channel; resubscribing after a reconnect is the client's job (node-redis and ioredis both do). */
+  subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
+  /** Closes the connection at once. */
+  destroy(): void
+}
+
+/**
+ * The app's Redis client, as the tier uses it. The app connects it, listens for its errors,
+ * and quits it; the tier never closes it.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis'
+ * const client: RedisClientLike = await createClient({ url: process.env.REDIS_URL }).connect()
+ * ```
+ */
+export interface RedisClientLike {
+  /**
+   * `false` while the client is not connected: the tier then answers a miss at once instead
+   * of handing the client a command it would queue (no offline queue grows behind the tier).
+   * Optional: a client without it is asked anyway, under the tier's deadline.
+   */
+  readonly isReady?: boolean
+  /** Sends one command; resolves its reply (bulk strings as strings, integers as numbers, arrays, `null`). */
+  sendCommand(args: string[]): Promise<unknown>
+  /** A new, unconnected client for the same server, for the tier's pub/sub subscription. */
+  duplicate(): RedisSubscriberLike
+}
+
+/**
+ * Checks the `client` option: an object with `sendCommand` and `duplicate`.
+ *
+ * @example
+ * ```ts
+ * const client = redisClientOption(options.client)
+ * ```
+ */
+export function redisClientOption(value: unknown): RedisClientLike {
+  const candidate = value as Partial<RedisClientLike> | null | undefined
+  if (typeof candidate !== 'object' || candidate === null) {
+    throw new InvalidOptionError('client', 'must be a connected Redis client (node-redis, or one adapted as docs/redis.md shows)')
+  }
+  // ioredis has a sendCommand() and a duplicate() of its own, with other meanings.
+  if (typeof (candidate as { status?: unknown }).status === 'string' && typeof (candidate as { call?: unknown }).call === 'function') {
+    throw new InvalidOptionError('client', 'is an ioredis client: adapt it first, as docs/redis.md shows (fromIoredis)')
+  }
+  if (typeof candidate.sendCommand !== 'function' || typeof candidate.duplicate !== 'function') {
+    throw new InvalidOptionError('client', 'must have sendCommand() and duplicate() (node-redis does; adapt other clients as docs/redis.md shows)')
+  }
+  return candidate as RedisClientLike
+}

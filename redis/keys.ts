@@ -1,0 +1,111 @@
+/**
+ * Redis key names of the shared tier, and the secrets derived from the shared `secret`.
+ *
+ * Every name is `prefix` + `{` + the token id (base64url) + `}` + a kind tag, so a dump
+ * shows neither the token nor any unkeyed hash of it, and all of one token's keys share a
+ * Redis Cluster hash slot (the scripts touch several of them at once). A group id appears
+ * only as an HMAC under the secret, bound to the token id, so a dump shows neither group
+ * names nor which tokens looked up the same group.
+ *
+ * Keys of one token: `g` (me/groups), `a` (me/groups?showAll), `x` (invalid token),
+ * `i` (the set of its membership keys), up to `maxGroupsPerToken` membership keys
+ * `m:<hmac>`, and short-lived locks `l:<kind>`.
+ *
+ * @module
+ */
+import { createHmac, hkdfSync } from 'node:crypto'
+import type { SharedCacheKey } from '../src/shared-cache.js'
+
+/** Byte length of a token id (HMAC-SHA256). */
+export const TOKEN_ID_BYTES = 32
+/** Byte length kept of a group id's HMAC: 128 bits, no collision among a token's few groups. */
+const GROUP_HASH_BYTES = 16
+
+/**
+ * Keys derived from the shared secret with HKDF-SHA256, one per purpose.
+ *
+ * @example
+ * ```ts
+ * const secrets = deriveSecrets(Buffer.from(process.env.VOOT_CACHE_SECRET!))
+ * ```
+ */
+export interface DerivedSecrets {
+  readonly tokenKey: Buffer
+  readonly groupKey: Buffer
+  readonly valueKey: Buffer
+}
+
+/**
+ * Derives the tier's keys from `secret`.
+ *
+ * @example
+ * ```ts
+ * const { valueKey } = deriveSecrets(secret)
+ * ```
+ */
+export function deriveSecrets(secret: Buffer): DerivedSecrets {
+  const derive = (info: string): Buffer => Buffer.from(hkdfSync('sha256', secret, 'voot-guard/redis', info, 32))
+  return { tokenKey: derive('token id v1'), groupKey: derive('group id v1'), valueKey: derive('value v1') }
+}
+
+/**
+ * The names of one tier's keys and channel.
+ *
+ * @example
+ * ```ts
+ * const names = createKeyNames('vg:', secrets)
+ * names.entry({ tokenId: names.tokenId(token), kind: 'groups' }) // 'vg:{…}:g'
+ * ```
+ */
+export interface KeyNames {
+  /** HMAC-SHA256 of the token: 32 bytes as a latin1 string. */
+  tokenId(token: string): string
+  /** The key of an entry. */
+  entry(key: SharedCacheKey): string
+  /** The key of the cold-lookup lock of an entry. */
+  lock(key: SharedCacheKey): string
+  /** The key of the set of a token's membership keys. */
+  index(tokenId: string): string
+  /** The keys of a token that have fixed names: groups, groupsAll, invalid, the index. */
+  fixed(tokenId: string): [string, string, string, string]
+  /** The pub/sub channel of invalidations. */
+  readonly channel: string
+  /** A SCAN MATCH pattern for every key under the prefix. */
+  readonly everything: string
+}
+
+const KIND_TAGS = { groups: 'g', groupsAll: 'a', invalid: 'x', membership: 'm' } as const
+
+/**
+ * Makes the {@link KeyNames} of a prefix and secret.
+ *
+ * @example
+ * ```ts
+ * const names = createKeyNames('vg:', deriveSecrets(secret))
+ * ```
+ */
+export function createKeyNames(prefix: string, secrets: DerivedSecrets): KeyNames {
+  const base = (tokenId: string): string => `${prefix}{${Buffer.from(tokenId, 'latin1').toString('base64url')}}:`
+  const tail = (key: SharedCacheKey): string => {
+    if (key.kind !== 'membership') return KIND_TAGS[key.kind]
+    // The token id has a fixed length, so token id + group id is an unambiguous HMAC input.
+    const hash = createHmac('sha256', secrets.groupKey)
+      .update(Buffer.from(key.tokenId, 'latin1'))
+      .update(key.groupId ?? '', 'utf8')
+      .digest()
+      .subarray(0, GROUP_HASH_BYTES)
+    return `m:${hash.toString('base64url')}`
+  }
+  return {
+    tokenId: (token) => createHmac('sha256', secrets.tokenKey).update(token, 'utf8').digest().toString('latin1'),
+    entry: (key) => base(key.tokenId) + tail(key),
+    lock: (key) => `${base(key.tokenId)}l:${tail(key)}`,
+    index: (tokenId) => `${base(tokenId)}i`,
+    fixed: (tokenId) => {
+      const at = base(tokenId)
+      return [at + KIND_TAGS.groups, at + KIND_TAGS.groupsAll, at + KIND_TAGS.invalid, `${at}i`]
+    },
+    channel: `${prefix}invalidate`,
+    everything: `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`,
+  }
+}
