@@ -35,10 +35,10 @@ export const CHANNELS = Object.freeze({
   resolve: 'voot-guard:resolve',
   /**
    * One call to the group service (once per single-flight call, its retries inside):
-   * {@link UpstreamContext}. What `voot_guard.upstream.active` counts.
+   * `UpstreamContext`. What `voot_guard.upstream.active` counts.
    */
   upstream: 'voot-guard:upstream',
-  /** A plain channel (not a tracing one): each change of a circuit breaker's state, {@link CircuitContext}. */
+  /** A plain channel (not a tracing one): each change of a circuit breaker's state, `CircuitContext`. */
   circuit: 'voot-guard:circuit',
 } as const)
 
