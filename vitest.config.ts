@@ -18,6 +18,7 @@ export default defineConfig({
       { find: /^voot-guard\/testing$/, replacement: source('./testing/index.ts') },
       { find: /^voot-guard\/oauth$/, replacement: source('./oauth/index.ts') },
       { find: /^voot-guard\/redis$/, replacement: source('./redis/index.ts') },
+      { find: /^voot-guard\/otel$/, replacement: source('./otel/index.ts') },
     ],
   },
   test: {

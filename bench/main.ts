@@ -165,7 +165,7 @@ async function hotPath(): Promise<HotPathResult> {
   const child = await start<HotPathResult>('./servers/hot-path.js', [String(profile.hotPath.operations), String(profile.hotPath.batches)], SERVER_CPU)
   const result = child.ready
   await stop(child)
-  for (const part of [...result.parts, result.total]) progress(`  ${part.name}: ${part.ns.toFixed(0)} ns/op (best batch ${part.bestNs.toFixed(0)})`)
+  for (const part of [...result.parts, result.total, ...(result.subscribers === undefined ? [] : [result.subscribers.none, result.subscribers.plain, result.subscribers.otel])]) progress(`  ${part.name}: ${part.ns.toFixed(0)} ns/op (best batch ${part.bestNs.toFixed(0)})`)
   details['hotPath'] = result
   return result
 }
@@ -575,6 +575,18 @@ async function main(): Promise<void> {
       target: '≤ 1 µs',
       met: hot.total.ns <= 1000,
     })
+    const subscribers = hot.subscribers
+    if (subscribers !== undefined) {
+      rows.push({
+        figure: '1',
+        measure: 'hot path with subscribers to the tracing channels: a plain subscriber / none; OpenTelemetry instrumentation / none (median of rounds)',
+        result:
+          `${formatRatio(subscribers.plainRatio)}; ${formatRatio(subscribers.otelRatio)} (${us(subscribers.none.ns)}, ${us(subscribers.plain.ns)}, ${us(subscribers.otel.ns)} per op)` +
+          (subscribers.published ? '' : '; nothing was published (the resolver does not publish yet)'),
+        target: '',
+        met: undefined,
+      })
+    }
   }
   if ((profile.otherFrameworks || frameworks !== undefined) && wanted('2')) await otherFrameworks(emulator, token ?? '')
   if (profile.cold !== undefined && wanted('4')) await coldPath(profile.cold)

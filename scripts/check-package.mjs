@@ -23,6 +23,7 @@ const expected = {
   'voot-guard/testing': ['startEmulator'],
   'voot-guard/oauth': ['createOAuthClient'],
   'voot-guard/redis': ['createRedisCache'],
+  'voot-guard/otel': ['instrumentVootGuard'],
 }
 let failed = false
 // Every subpath in `exports` is checked, listed in `expected` or not.

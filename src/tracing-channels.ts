@@ -33,6 +33,13 @@ export const CHANNELS = Object.freeze({
   authorize: 'voot-guard:authorize',
   /** One cache lookup of one answer: {@link ResolveContext}. */
   resolve: 'voot-guard:resolve',
+  /**
+   * One call to the group service (once per single-flight call, its retries inside):
+   * `UpstreamContext`. What `voot_guard.upstream.active` counts.
+   */
+  upstream: 'voot-guard:upstream',
+  /** A plain channel (not a tracing one): each change of a circuit breaker's state, `CircuitContext`. */
+  circuit: 'voot-guard:circuit',
 } as const)
 
 /**
@@ -85,4 +92,36 @@ export interface ResolveContext {
   upstreamDurationMs?: number
   /** At the end, on failure: the error's `code`. */
   errorCode?: string
+}
+
+/**
+ * The context of one `voot-guard:upstream` trace: one call to the group service, traced
+ * around the whole call (retries included) once per single-flight call, so that its
+ * `start` and its end (`asyncEnd`, or `end` after a synchronous throw) bracket exactly one
+ * call in flight. Lookups that join the call (`coalesced`) do not trace it again.
+ *
+ * @example
+ * ```ts
+ * const context: UpstreamContext = { endpoint: 'me/groups' }
+ * ```
+ */
+export interface UpstreamContext {
+  /** The endpoint template, never the group id. */
+  readonly endpoint: 'me/groups' | 'me/groups/{groupid}'
+}
+
+/**
+ * The message of the `voot-guard:circuit` channel: a circuit breaker changed state.
+ * Published on each change (`diagnostics_channel.channel(CHANNELS.circuit).publish(...)`),
+ * only while the channel has subscribers.
+ *
+ * @example
+ * ```ts
+ * import { channel } from 'node:diagnostics_channel'
+ * channel(CHANNELS.circuit).subscribe((message) => console.warn('circuit', (message as CircuitContext).state))
+ * ```
+ */
+export interface CircuitContext {
+  /** The state now. */
+  readonly state: 'closed' | 'half-open' | 'open'
 }

@@ -13,6 +13,7 @@ import { indexGroups, type GroupsIndex } from '../../src/decision/groups-index.j
 import { createMembershipResolver, DEFAULT_ROLES, extractBearerToken, group, type Requirement } from '../../src/index.js'
 import { ORG_ID, startEmulator } from '../../testing/index.js'
 import { median } from '../stats.js'
+import { measureSubscribers, type SubscriberFigures } from './subscribers.js'
 
 /** One measured operation. */
 export interface HotPathFigure {
@@ -28,6 +29,8 @@ export interface HotPathResult {
   readonly parts: readonly HotPathFigure[]
   /** The whole warm decision as the adapters run it: header in, allowed decision out. */
   readonly total: HotPathFigure
+  /** `total` again with nobody, a plain subscriber, and the OpenTelemetry instrumentation on the tracing channels. */
+  readonly subscribers: SubscriberFigures | undefined
 }
 
 function bench(name: string, operations: number, batches: number, run: (n: number) => void): HotPathFigure {
@@ -104,8 +107,16 @@ export async function measureHotPath(options: { operations: number; batches: num
           for (let i = 0; i < n; i++) sink += sync.call(core, credentials, requirement) === undefined ? 0 : 1
         })
   if (total !== viaPromise) parts.push(viaPromise)
+  const subscribers =
+    sync === undefined
+      ? undefined
+      : await measureSubscribers((name) =>
+          bench(`authorizeCached, ${name}`, operations, batches, (n) => {
+            for (let i = 0; i < n; i++) sink += sync.call(core, credentials, requirement) === undefined ? 0 : 1
+          }),
+        )
   if (resolver.stats().upstreamCalls !== 1) throw new Error('hot path: the warm path called the group service')
   await resolver.close()
   if (sink === 42) console.log('')
-  return { parts, total }
+  return { parts, total, subscribers }
 }

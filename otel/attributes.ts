@@ -1,0 +1,103 @@
+/**
+ * Attribute names and what a finished trace says, shared by the spans and the metrics.
+ * Names follow OpenTelemetry's semantic conventions where one exists (`error.type`,
+ * `http.response.status_code`), `voot_guard.*` otherwise. Values come from the channel
+ * contexts, which never hold a token or the user's groups; error messages are never read
+ * (only codes), so nothing the group service said reaches telemetry.
+ *
+ * @module
+ */
+import type { AuthorizeContext, ResolveContext } from '../src/tracing-channels.js'
+import type { Traced } from './traced-calls.js'
+
+/** `allowed`, `denied` or `error`. */
+export const ATTR_OUTCOME = 'voot_guard.outcome'
+/** The decision's reason (`member`, `not_member`, ...) or the error's code (`ERR_UPSTREAM_TIMEOUT`, ...). */
+export const ATTR_REASON = 'voot_guard.reason'
+/** The requirement's description (names only group ids the application configured). */
+export const ATTR_REQUIREMENT = 'voot_guard.requirement'
+/** `l1`, `l2`, `coalesced` or `upstream`. */
+export const ATTR_CACHE_TIER = 'voot_guard.cache.tier'
+/** `hit` (a cache answered: l1, l2) or `miss`. */
+export const ATTR_CACHE_RESULT = 'voot_guard.cache.result'
+/** The endpoint template: `me/groups` or `me/groups/{groupid}`. */
+export const ATTR_ENDPOINT = 'voot_guard.endpoint'
+/** Semantic conventions: the HTTP status of the group service's answer. */
+export const ATTR_HTTP_STATUS = 'http.response.status_code'
+/** Semantic conventions: the class of error an operation ended with (here the voot-guard code). */
+export const ATTR_ERROR_TYPE = 'error.type'
+/** Semantic conventions' value of `error.type` when nothing better is known. */
+export const OTHER_ERROR = '_OTHER'
+
+/**
+ * Codes of failures that are the caller's (answered 4xx), not the service's: no ERROR status.
+ * Everything else that ends in an error (503 from the group service, 500 from a bug) is.
+ */
+const CALLER_ERRORS: ReadonlySet<string> = new Set([
+  'ERR_TOKEN_MISSING',
+  'ERR_TOKEN_MALFORMED',
+  'ERR_TOKEN_INVALID',
+  'ERR_INSUFFICIENT_SCOPE',
+  'ERR_FORBIDDEN',
+  'ERR_ABORTED',
+  'ERR_INVALID_GROUP_ID',
+])
+
+/**
+ * Whether a failure with this code is the service's fault (the span gets status ERROR).
+ *
+ * @example
+ * ```ts
+ * isServiceFailure('ERR_UPSTREAM_TIMEOUT') // true: the guard answers 503
+ * ```
+ */
+export function isServiceFailure(code: string): boolean {
+  return !CALLER_ERRORS.has(code)
+}
+
+/** The `code` of a thrown value, when it has a string one; else `_OTHER`. Never its message. */
+function codeOf(error: unknown): string {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined
+  return typeof code === 'string' ? code : OTHER_ERROR
+}
+
+/**
+ * What a finished `voot-guard:authorize` trace decided.
+ *
+ * @example
+ * ```ts
+ * const { outcome, reason } = decisionOf(traced) // 'denied', 'not_member'
+ * ```
+ */
+export interface DecisionSummary {
+  readonly outcome: 'allowed' | 'denied' | 'error' | undefined
+  readonly reason: string | undefined
+}
+
+/**
+ * Reads the outcome and reason of a finished authorize trace; a trace whose function threw
+ * without setting them is an `error` with the thrown value's code.
+ *
+ * @example
+ * ```ts
+ * const { outcome, reason } = decisionOf({ requirement: 'authenticated', error: new InvalidTokenError() })
+ * ```
+ */
+export function decisionOf(traced: Traced<AuthorizeContext>): DecisionSummary {
+  const failed = 'error' in traced
+  const outcome = traced.outcome ?? (failed ? 'error' : undefined)
+  const reason = traced.reason ?? (failed ? codeOf(traced.error) : undefined)
+  return { outcome, reason }
+}
+
+/**
+ * The error code a finished resolve trace failed with, or `undefined` when it answered.
+ *
+ * @example
+ * ```ts
+ * lookupFailure({ endpoint: 'me/groups', errorCode: 'ERR_UPSTREAM_STATUS' }) // 'ERR_UPSTREAM_STATUS'
+ * ```
+ */
+export function lookupFailure(traced: Traced<ResolveContext>): string | undefined {
+  return traced.errorCode ?? ('error' in traced ? codeOf(traced.error) : undefined)
+}
