@@ -24,7 +24,7 @@ import {
   parseMyMembership,
 } from './parse.js'
 import { isWellFormedToken, MAX_TOKEN_LENGTH } from './token.js'
-import { DEFAULT_POOL_CONNECTIONS, NOT_FOUND, parsed, send, type Call, type GroupsEndpoint } from './upstream-call.js'
+import { DEFAULT_POOL_CONNECTIONS, NOT_FOUND, parsed, send, type Call } from './upstream-call.js'
 
 export type { GroupsEndpoint } from './upstream-call.js'
 import type { Group, GroupType, GroupWithMembership, MemberEntry, Membership } from './types.js'

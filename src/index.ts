@@ -61,7 +61,14 @@ export type {
   SharedEntry,
   SharedLock,
 } from './shared-cache.js'
-export { CHANNELS, type AuthorizeContext, type CacheTier, type ResolveContext } from './tracing-channels.js'
+export {
+  CHANNELS,
+  type AuthorizeContext,
+  type CacheTier,
+  type CircuitContext,
+  type ResolveContext,
+  type UpstreamContext,
+} from './tracing-channels.js'
 export {
   AbortedError,
   ForbiddenError,

@@ -125,3 +125,32 @@ describe('guard.health() and guard.ready()', () => {
     await resolver.close()
   })
 })
+
+describe('the upstream and circuit channels', () => {
+  it('a real resolver traces each upstream call and publishes each circuit change, with no token', async () => {
+    const { channel, tracingChannel } = await import('node:diagnostics_channel')
+    const { CHANNELS } = await import('../src/index.js')
+    const calls: unknown[] = []
+    const states: unknown[] = []
+    const handlers = { start: (c: unknown) => void calls.push(c), end() {}, asyncStart() {}, asyncEnd() {}, error() {} }
+    const onCircuit = (message: unknown): void => void states.push(message)
+    tracingChannel(CHANNELS.upstream).subscribe(handlers)
+    channel(CHANNELS.circuit).subscribe(onCircuit)
+    try {
+      const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, circuitBreaker: { failureThreshold: 1, cooldown: 60_000 } })
+      const token = emulator.issueToken('alice')
+      expect((await resolver.check(token, group(ORG_ID))).allowed).toBe(true)
+      expect(calls.map((c) => (c as { endpoint: string }).endpoint)).toEqual(['me/groups'])
+      const other = emulator.issueToken('bob')
+      emulator.faults.add({ kind: 'status', status: 500 }, { token: other, times: 1 })
+      await expect(resolver.check(other, group(ORG_ID))).rejects.toBeInstanceOf(UpstreamError)
+      expect(states).toEqual([{ state: 'open' }])
+      expect(JSON.stringify([calls, states])).not.toContain(token)
+      emulator.faults.clear()
+      await resolver.close()
+    } finally {
+      tracingChannel(CHANNELS.upstream).unsubscribe(handlers)
+      channel(CHANNELS.circuit).unsubscribe(onCircuit)
+    }
+  })
+})

@@ -70,6 +70,10 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   })
   const lookupsFor = createDecisionLookups(client, roles, lookup)
   const warm = createWarmView(store, telemetry, roles)
+  // Made once: the warm path allocates nothing per request.
+  const recordWarmHits = (): void => {
+    warm.recordHits()
+  }
   const stopSignals = shared?.subscribe((signal) => {
     if (signal.type === 'error') telemetry.sharedError(signal.operation, signal.code)
     else if (signal.tokenId === undefined) dropAll()
@@ -108,8 +112,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     if (expiresAt !== undefined && !(at < expiresAt)) return undefined
     const decision = warm.decide(store.digest(token), requirement, at)
     if (decision === undefined || (allowedOnly && !decision.allowed)) return undefined
-    warm.recordHits()
-    traceWarmDecision(requirement, decision)
+    traceWarmDecision(requirement, decision, recordWarmHits)
     return decision
   }
 

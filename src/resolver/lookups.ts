@@ -189,7 +189,11 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     const started = now()
     let answer: unknown
     try {
-      answer = await gate.call(lookup.fetch, admission, (info) => { telemetry.retry(place, info.attempt, info.delayMs, info.error.code); })
+      answer = await telemetry.traceCall(place, () =>
+        gate.call(lookup.fetch, admission, (info) => {
+          telemetry.retry(place, info.attempt, info.delayMs, info.error.code)
+        }),
+      )
     } catch (error) {
       const durationMs = now() - started
       if (context !== undefined) context.upstreamDurationMs = durationMs

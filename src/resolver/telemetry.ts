@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { tracingChannel } from 'node:diagnostics_channel'
+import { channel, tracingChannel } from 'node:diagnostics_channel'
 import type { CircuitChange } from '../circuit-breaker.js'
 import type { Decision } from '../decision/types.js'
 import { describeRequirement, type Requirement } from '../requirements.js'
-import { CHANNELS, type AuthorizeContext, type CacheTier, type ResolveContext } from '../tracing-channels.js'
+import { CHANNELS, type AuthorizeContext, type CacheTier, type CircuitContext, type ResolveContext, type UpstreamContext } from '../tracing-channels.js'
 
 /**
  * Something the resolver did, for logging and metrics. Events never carry a token.
@@ -131,6 +131,8 @@ export interface Telemetry {
   traceLookup<T>(place: Place, lookup: (context: ResolveContext | undefined) => Promise<T>): Promise<T>
   /** Publishes a synchronous `voot-guard:resolve` trace of an answer the warm path read from L1. */
   traceWarmHit(place: Place): void
+  /** Runs one upstream call (its retries inside) in a `voot-guard:upstream` trace when subscribed. */
+  traceCall<T>(place: Place, call: () => Promise<T>): Promise<T>
 }
 
 const authorizeChannel = tracingChannel<unknown, AuthorizeContext>(CHANNELS.authorize)
@@ -166,20 +168,32 @@ export function traceDecision(requirement: Requirement, run: (context: Authorize
 }
 
 /**
- * Publishes a synchronous `voot-guard:authorize` trace of a decision the warm path made from L1.
+ * Runs `inside` (the warm path's bookkeeping, whose resolve traces then nest under this one)
+ * within a synchronous `voot-guard:authorize` trace of a decision made from L1, when the
+ * channel has subscribers; otherwise just runs it.
  *
  * @example
  * ```ts
- * traceWarmDecision(requirement, decision)
+ * traceWarmDecision(requirement, decision, () => warm.recordHits())
  * ```
  */
-export function traceWarmDecision(requirement: Requirement, decision: Decision): void {
-  if (!authorizeChannel.hasSubscribers) return
-  const context: AuthorizeContext = { requirement: describeRequirement(requirement), outcome: decision.allowed ? 'allowed' : 'denied', reason: decision.reason, tier: 'l1' }
-  authorizeChannel.traceSync(() => decision, context)
+export function traceWarmDecision(requirement: Requirement, decision: Decision, inside: () => void): void {
+  if (!authorizeChannel.hasSubscribers) {
+    inside()
+    return
+  }
+  const context: AuthorizeContext = {
+    requirement: describeRequirement(requirement),
+    outcome: decision.allowed ? 'allowed' : 'denied',
+    reason: decision.reason,
+    tier: 'l1',
+  }
+  authorizeChannel.traceSync(inside, context)
 }
 
 const resolveChannel = tracingChannel<unknown, ResolveContext>(CHANNELS.resolve)
+const upstreamChannel = tracingChannel<unknown, UpstreamContext>(CHANNELS.upstream)
+const circuitChannel = channel(CHANNELS.circuit)
 
 /**
  * Creates the {@link Telemetry} of one resolver.
@@ -261,6 +275,7 @@ export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | unde
       if (listening) emit({ type: 'invalidated', scope })
     },
     circuit(change) {
+      if (circuitChannel.hasSubscribers) circuitChannel.publish({ state: change.state } satisfies CircuitContext)
       if (!listening) return
       if (change.state === 'open') emit({ type: 'circuit_open', failures: change.failures, cooldownMs: change.cooldownMs })
       else emit({ type: change.state === 'closed' ? 'circuit_closed' : 'circuit_half_open' })
@@ -269,6 +284,10 @@ export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | unde
       if (!resolveChannel.hasSubscribers) return lookup(undefined)
       const context: ResolveContext = { endpoint: place.endpoint }
       return resolveChannel.tracePromise(() => lookup(context), context)
+    },
+    traceCall(place, call) {
+      if (!upstreamChannel.hasSubscribers) return call()
+      return upstreamChannel.tracePromise(call, { endpoint: place.endpoint })
     },
     traceWarmHit(place) {
       if (!resolveChannel.hasSubscribers) return
