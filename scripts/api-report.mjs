@@ -320,8 +320,8 @@ function lineDiff(before, after) {
   let j = 0
   while (i < before.length || j < after.length) {
     if (i < before.length && j < after.length && before[i] === after[j]) (i++, j++)
-    else if (j < after.length && (i === before.length || lcs[i][j + 1] >= lcs[i + 1][j])) out.push(`+ ${after[j++]}`)
-    else out.push(`- ${before[i++]}`)
+    else if (i < before.length && (j === after.length || lcs[i + 1][j] >= lcs[i][j + 1])) out.push(`- ${before[i++]}`)
+    else out.push(`+ ${after[j++]}`)
   }
   return out
 }
@@ -341,37 +341,37 @@ function describeChange(committed, generated) {
   return lines
 }
 
-function check(reports) {
-  const committed = new Map(
-    (() => {
-      try {
-        return readdirSync(apiDir).filter((f) => f.endsWith('.api.md'))
-      } catch {
-        return []
-      }
-    })().map((file) => [file, readFileSync(join(apiDir, file), 'utf8')]),
-  )
+/** The committed reports, by file name. */
+export function readCommitted(dir = apiDir) {
+  let files = []
+  try {
+    files = readdirSync(dir).filter((file) => file.endsWith('.api.md'))
+  } catch {
+    // No api/ yet: every entry point is then reported as missing.
+  }
+  return new Map(files.sort(byCodePoint).map((file) => [file, readFileSync(join(dir, file), 'utf8')]))
+}
+
+/**
+ * What `--check` prints: nothing when the reports match, else each changed subpath and
+ * symbol with a line diff, and how to update the report.
+ */
+export function compareReports(committed, generated) {
   const problems = []
-  for (const file of [...new Set([...committed.keys(), ...reports.keys()])].sort(byCodePoint)) {
+  for (const file of [...new Set([...committed.keys(), ...generated.keys()])].sort(byCodePoint)) {
     const old = committed.get(file)
-    const now = reports.get(file)
+    const now = generated.get(file)
     if (old === now) continue
     if (old === undefined) problems.push(`api/${file}: missing (a new entry point)`)
     else if (now === undefined) problems.push(`api/${file}: no longer an entry point of exports`)
     else problems.push(`api/${file}: the public surface changed`, ...describeChange(old, now))
   }
-  if (problems.length === 0) {
-    console.log(`API report: ${reports.size} entry points match api/`)
-    return
-  }
-  console.error(
-    [
-      'API report: the public surface differs from the committed report in api/.',
-      ...problems,
-      'If the change is intended, run `npm run api:report` and commit api/ with it.',
-    ].join('\n'),
-  )
-  process.exitCode = 1
+  if (problems.length === 0) return ''
+  return [
+    'API report: the public surface differs from the committed report in api/.',
+    ...problems,
+    'If the change is intended, run `npm run api:report` and commit api/ with it.',
+  ].join('\n')
 }
 
 function write(reports) {
@@ -383,6 +383,12 @@ function write(reports) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const reports = generate()
-  if (process.argv.includes('--check')) check(reports)
-  else write(reports)
+  if (process.argv.includes('--check')) {
+    const difference = compareReports(readCommitted(), reports)
+    if (difference === '') console.log(`API report: ${reports.size} entry points match api/`)
+    else {
+      console.error(difference)
+      process.exitCode = 1
+    }
+  } else write(reports)
 }
