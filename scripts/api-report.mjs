@@ -14,6 +14,7 @@
 import { readFileSync, readdirSync, mkdirSync, writeFileSync, rmSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import * as prettier from 'prettier'
 import ts from 'typescript'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
@@ -107,7 +108,15 @@ function createRenderer(checker, sourceFile) {
 
   /** Whether a written type names other types, so that expanding it shows something new. */
   function refersToTypes(node) {
-    const naming = [ts.SyntaxKind.TypeReference, ts.SyntaxKind.TypeQuery, ts.SyntaxKind.IndexedAccessType, ts.SyntaxKind.MappedType, ts.SyntaxKind.ConditionalType, ts.SyntaxKind.TypeOperator, ts.SyntaxKind.ExpressionWithTypeArguments]
+    const naming = [
+      ts.SyntaxKind.TypeReference,
+      ts.SyntaxKind.TypeQuery,
+      ts.SyntaxKind.IndexedAccessType,
+      ts.SyntaxKind.MappedType,
+      ts.SyntaxKind.ConditionalType,
+      ts.SyntaxKind.TypeOperator,
+      ts.SyntaxKind.ExpressionWithTypeArguments,
+    ]
     return naming.includes(node.kind) || (ts.forEachChild(node, (child) => refersToTypes(child) || undefined) ?? false)
   }
 
@@ -115,26 +124,41 @@ function createRenderer(checker, sourceFile) {
   function membersOf(type) {
     const members = checker.getPropertiesOfType(type).map((property) => {
       const declaration = property.valueDeclaration ?? property.declarations?.[0]
-      const readonly = declaration && hasModifier(declaration, ts.SyntaxKind.ReadonlyKeyword) ? [factory.createModifier(ts.SyntaxKind.ReadonlyKeyword)] : []
+      const readonly =
+        declaration && hasModifier(declaration, ts.SyntaxKind.ReadonlyKeyword)
+          ? [factory.createModifier(ts.SyntaxKind.ReadonlyKeyword)]
+          : []
       const optional = property.flags & ts.SymbolFlags.Optional ? factory.createToken(ts.SyntaxKind.QuestionToken) : undefined
       return factory.createPropertySignature(readonly, property.name, optional, typeNode(checker.getTypeOfSymbol(property)))
     })
-    const calls = type.getCallSignatures().map((signature) => checker.signatureToSignatureDeclaration(signature, ts.SyntaxKind.CallSignature, sourceFile, builderFlags))
-    const news = type.getConstructSignatures().map((signature) => checker.signatureToSignatureDeclaration(signature, ts.SyntaxKind.ConstructSignature, sourceFile, builderFlags))
+    const calls = type
+      .getCallSignatures()
+      .map((signature) => checker.signatureToSignatureDeclaration(signature, ts.SyntaxKind.CallSignature, sourceFile, builderFlags))
+    const news = type
+      .getConstructSignatures()
+      .map((signature) => checker.signatureToSignatureDeclaration(signature, ts.SyntaxKind.ConstructSignature, sourceFile, builderFlags))
     return print(factory.createTypeLiteralNode([...calls, ...news, ...members]))
   }
 
   function typeAliasText(symbol, declaration) {
     const file = declaration.getSourceFile()
-    const declared = print(factory.createTypeAliasDeclaration(keptModifiers(declaration), declaration.name, declaration.typeParameters, declaration.type), file)
+    const declared = print(
+      factory.createTypeAliasDeclaration(keptModifiers(declaration), declaration.name, declaration.typeParameters, declaration.type),
+      file,
+    )
     if (!refersToTypes(declaration.type)) return declared
     const type = checker.getDeclaredTypeOfSymbol(symbol)
     let expanded = print(typeNode(type, ts.NodeBuilderFlags.InTypeAlias))
-    const isInterface = type.flags & ts.TypeFlags.Object && (type.objectFlags & ts.ObjectFlags.Reference ? type.target : type).objectFlags & ts.ObjectFlags.Interface
+    const isInterface =
+      type.flags & ts.TypeFlags.Object &&
+      (type.objectFlags & ts.ObjectFlags.Reference ? type.target : type).objectFlags & ts.ObjectFlags.Interface
     if (isInterface) expanded = membersOf(type)
     // The checker writes string literals with double quotes; the source may use single ones.
     if (expanded === print(declaration.type, file).replaceAll("'", '"')) return declared
-    return `${declared}\n// expanded one level:\n// ${expanded.split('\n').join('\n// ')}`
+    // The expansion is written as a second declaration of the name, so that it is formatted too.
+    const placeholder = factory.createKeywordTypeNode(ts.SyntaxKind.UnknownKeyword)
+    const head = print(factory.createTypeAliasDeclaration(undefined, declaration.name, declaration.typeParameters, placeholder), file)
+    return `${declared}\n// expanded one level:\n${head.replace(/unknown;$/, expanded)}`
   }
 
   /** A class member is public surface unless it is `private` or `#private`. */
@@ -162,13 +186,31 @@ function createRenderer(checker, sourceFile) {
     // `async` is how a body is written, not what callers see (the return type says Promise).
     const modifiers = keptModifiers(member).filter((m) => m.kind !== ts.SyntaxKind.Decorator && m.kind !== ts.SyntaxKind.AsyncKeyword)
     const returnType = (node) => node.type ?? typeNode(checker.getReturnTypeOfSignature(checker.getSignatureFromDeclaration(node)))
-    if (ts.isConstructorDeclaration(member)) return factory.createConstructorDeclaration(modifiers, member.parameters.map(constructorParameter), undefined)
+    if (ts.isConstructorDeclaration(member))
+      return factory.createConstructorDeclaration(modifiers, member.parameters.map(constructorParameter), undefined)
     if (ts.isMethodDeclaration(member))
-      return factory.createMethodDeclaration(modifiers, member.asteriskToken, member.name, member.questionToken, member.typeParameters, member.parameters.map(constructorParameter), returnType(member), undefined)
+      return factory.createMethodDeclaration(
+        modifiers,
+        member.asteriskToken,
+        member.name,
+        member.questionToken,
+        member.typeParameters,
+        member.parameters.map(constructorParameter),
+        returnType(member),
+        undefined,
+      )
     if (ts.isPropertyDeclaration(member))
-      return factory.createPropertyDeclaration(modifiers, member.name, member.questionToken ?? member.exclamationToken, member.type ?? typeNode(checker.getTypeAtLocation(member)), undefined)
-    if (ts.isGetAccessorDeclaration(member)) return factory.createGetAccessorDeclaration(modifiers, member.name, [], returnType(member), undefined)
-    if (ts.isSetAccessorDeclaration(member)) return factory.createSetAccessorDeclaration(modifiers, member.name, member.parameters.map(constructorParameter), undefined)
+      return factory.createPropertyDeclaration(
+        modifiers,
+        member.name,
+        member.questionToken ?? member.exclamationToken,
+        member.type ?? typeNode(checker.getTypeAtLocation(member)),
+        undefined,
+      )
+    if (ts.isGetAccessorDeclaration(member))
+      return factory.createGetAccessorDeclaration(modifiers, member.name, [], returnType(member), undefined)
+    if (ts.isSetAccessorDeclaration(member))
+      return factory.createSetAccessorDeclaration(modifiers, member.name, member.parameters.map(constructorParameter), undefined)
     if (ts.isClassStaticBlockDeclaration(member) || ts.isSemicolonClassElement(member)) return undefined
     return member
   }
@@ -188,7 +230,13 @@ function createRenderer(checker, sourceFile) {
       .filter((m) => m !== undefined)
     const file = declaration.getSourceFile()
     const text = print(
-      factory.createClassDeclaration(keptModifiers(declaration).filter((m) => m.kind !== ts.SyntaxKind.Decorator), factory.createIdentifier(name), declaration.typeParameters, declaration.heritageClauses, members),
+      factory.createClassDeclaration(
+        keptModifiers(declaration).filter((m) => m.kind !== ts.SyntaxKind.Decorator),
+        factory.createIdentifier(name),
+        declaration.typeParameters,
+        declaration.heritageClauses,
+        members,
+      ),
       file,
     )
     // A base class that is a value (a mixin, NestJS's ConfigurableModuleClass) brings static
@@ -201,7 +249,12 @@ function createRenderer(checker, sourceFile) {
         const target = symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol
         return target !== undefined && (target.flags & ts.SymbolFlags.Class) === 0
       })
-      .map((base) => `// ${print(base.expression, file)}: ${print(typeNode(checker.getTypeAtLocation(base.expression))).split('\n').join('\n// ')}`)
+      .map(
+        (base) =>
+          `// ${print(base.expression, file)}: ${print(typeNode(checker.getTypeAtLocation(base.expression)))
+            .split('\n')
+            .join('\n// ')}`,
+      )
     return [text, ...bases].join('\n')
   }
 
@@ -213,11 +266,18 @@ function createRenderer(checker, sourceFile) {
     const file = declaration.getSourceFile()
     if (ts.isInterfaceDeclaration(declaration)) {
       const { name: own, typeParameters, heritageClauses, members } = declaration
-      return print(factory.updateInterfaceDeclaration(declaration, keptModifiers(declaration), own, typeParameters, heritageClauses, members), file)
+      return print(
+        factory.updateInterfaceDeclaration(declaration, keptModifiers(declaration), own, typeParameters, heritageClauses, members),
+        file,
+      )
     }
-    if (ts.isEnumDeclaration(declaration)) return print(factory.updateEnumDeclaration(declaration, keptModifiers(declaration), declaration.name, declaration.members), file)
+    if (ts.isEnumDeclaration(declaration))
+      return print(factory.updateEnumDeclaration(declaration, keptModifiers(declaration), declaration.name, declaration.members), file)
     if (ts.isModuleDeclaration(declaration) || ts.isSourceFile(declaration)) {
-      const members = checker.getExportsOfModule(symbol).map((m) => m.name).sort(byCodePoint)
+      const members = checker
+        .getExportsOfModule(symbol)
+        .map((m) => m.name)
+        .sort(byCodePoint)
       return `namespace ${name} { ${members.join(', ')} }`
     }
     return print(declaration, file)
@@ -272,8 +332,11 @@ function byCodePoint(a, b) {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-/** The reports, by file name, for today's source. */
-export function generate() {
+/**
+ * The reports, by file name, for today's source. They are formatted with the repository's
+ * Prettier settings, so that `prettier --check` and the report agree on every line.
+ */
+export async function generate() {
   const entries = entryPoints()
   const program = createProgram(entries)
   const checker = program.getTypeChecker()
@@ -294,6 +357,9 @@ export function generate() {
     ].join('\n')
     reports.set(entry.report, [header, ...sections, ...augmentations()].join('\n'))
   }
+  const file = join(apiDir, 'report.api.md')
+  const options = { ...(await prettier.resolveConfig(file)), filepath: file }
+  for (const [name, text] of reports) reports.set(name, await prettier.format(text, options))
   return reports
 }
 
@@ -336,7 +402,12 @@ function describeChange(committed, generated) {
     const now = after.get(name)
     if (old?.join('\n') === now?.join('\n')) continue
     const what = old === undefined ? 'added' : now === undefined ? 'removed' : 'changed'
-    lines.push(`  ${what}: ${name}`, ...lineDiff(old ?? [], now ?? []).filter((l) => l.trim() !== '+' && l.trim() !== '-').map((l) => `    ${l}`))
+    lines.push(
+      `  ${what}: ${name}`,
+      ...lineDiff(old ?? [], now ?? [])
+        .filter((l) => l.trim() !== '+' && l.trim() !== '-')
+        .map((l) => `    ${l}`),
+    )
   }
   return lines
 }
@@ -382,7 +453,7 @@ function write(reports) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const reports = generate()
+  const reports = await generate()
   if (process.argv.includes('--check')) {
     const difference = compareReports(readCommitted(), reports)
     if (difference === '') console.log(`API report: ${reports.size} entry points match api/`)
