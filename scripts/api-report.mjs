@@ -1,7 +1,7 @@
 // The API report: what each entry point of `exports` makes public, as TypeScript prints it,
 // one markdown file per subpath in `api/`. The files are committed, so a change of the public
-// surface is a visible diff in review (what API Extractor's report does, without its
-// download of a second TypeScript and without a build: this reads the source entry points).
+// surface is a visible diff in review. This is what API Extractor's report does, but it reads
+// the source entry points with the project's own TypeScript, so it needs no build of dist/.
 //
 //   node scripts/api-report.mjs          write api/*.api.md (npm run api:report)
 //   node scripts/api-report.mjs --check  exit 1, naming each changed subpath and symbol, when

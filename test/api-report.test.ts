@@ -21,7 +21,8 @@ describe('API report (api/*.api.md)', () => {
     script = (await import(scriptUrl)) as ApiReportScript
     // One TypeScript program for every entry point: the slow part, done once.
     generated = await script.generate()
-  })
+    // About 8 s on a quiet machine; the margin is for a full suite on two shared cores.
+  }, 60_000)
 
   it('matches the public surface of the source; run `npm run api:report` when the change is intended', () => {
     expect(script.compareReports(script.readCommitted(), generated)).toBe('')
