@@ -64,7 +64,9 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
   }
 
   const commands = createGuardedCommands({ ...settings, onError: reportError })
-  const bus = createInvalidationBus(settings.client, names.channel, emit, (code) => { reportError('subscribe', code); })
+  const bus = createInvalidationBus(settings.client, names.channel, emit, (code) => {
+    reportError('subscribe', code)
+  })
 
   function send(operation: Operation, args: string[]): Promise<unknown> {
     return closed ? Promise.resolve(FAILED) : commands.send(operation, args)
@@ -75,14 +77,20 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
     const entryKey = names.entry(key)
     const reply = await send(operation, ['EVAL', READ_SCRIPT, '2', entryKey, names.lock(key)])
     if (reply === FAILED) return undefined
-    if (!Array.isArray(reply) || reply.length !== 2) { unreadable(operation); return; }
+    if (!Array.isArray(reply) || reply.length !== 2) {
+      unreadable(operation)
+      return
+    }
     const [stored, second] = reply as [unknown, unknown]
     if (stored === '' || stored === null) return { absent: true, locked: Number(second) === 1 }
     const ttlMs = Number(second)
     // Expired between the two reads, or a key without a TTL (not written by a tier): a miss.
     if (!Number.isInteger(ttlMs) || ttlMs <= 0) return { absent: true, locked: false }
     const decoded = typeof stored === 'string' ? codec.decode(entryKey, stored) : undefined
-    if (decoded === undefined) { unreadable(operation); return; }
+    if (decoded === undefined) {
+      unreadable(operation)
+      return
+    }
     return { value: decoded.value, ttlMs }
   }
 

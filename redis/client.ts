@@ -72,7 +72,10 @@ export function redisClientOption(value: unknown): RedisClientLike {
     throw new InvalidOptionError('client', 'is an ioredis client: adapt it first, as docs/redis.md shows (fromIoredis)')
   }
   if (typeof candidate.sendCommand !== 'function' || typeof candidate.duplicate !== 'function') {
-    throw new InvalidOptionError('client', 'must have sendCommand() and duplicate() (node-redis does; adapt other clients as docs/redis.md shows)')
+    throw new InvalidOptionError(
+      'client',
+      'must have sendCommand() and duplicate() (node-redis does; adapt other clients as docs/redis.md shows)',
+    )
   }
   return candidate as RedisClientLike
 }

@@ -91,7 +91,13 @@ export function createGuardedCommands(settings: GuardedCommandSettings): Guarded
       const deadline = new Promise<typeof FAILED>((resolve) => {
         // Past the deadline, one more turn of the event loop: a reply that arrived while the
         // loop was busy elsewhere (its poll phase comes after the timers) still counts.
-        timer = setTimeout(() => setImmediate(() => { resolve(FAILED); }), timeout)
+        timer = setTimeout(
+          () =>
+            setImmediate(() => {
+              resolve(FAILED)
+            }),
+          timeout,
+        )
       })
       let call: Promise<unknown>
       try {

@@ -55,7 +55,10 @@ export function createInvalidationBus(
     const space = message.indexOf(' ')
     if (space < 0 || message.slice(0, space) === instance) return
     const target = message.slice(space + 1)
-    if (target === '*') { emit({ type: 'invalidate' }); return; }
+    if (target === '*') {
+      emit({ type: 'invalidate' })
+      return
+    }
     const tokenId = Buffer.from(target, 'base64url')
     // Anything else on the channel is not ours: ignored.
     if (tokenId.length === TOKEN_ID_BYTES && tokenId.toString('base64url') === target) {

@@ -99,12 +99,22 @@ function secretOption(value: unknown): Buffer {
   let bytes: Buffer
   if (typeof value === 'string') bytes = Buffer.from(value, 'utf8')
   else if (value instanceof Uint8Array) bytes = Buffer.from(value)
-  else throw new InvalidOptionError('secret', `must be a string or a Buffer of at least ${MIN_SECRET_BYTES} bytes, got ${value === null ? 'null' : typeof value}`)
+  else
+    throw new InvalidOptionError(
+      'secret',
+      `must be a string or a Buffer of at least ${MIN_SECRET_BYTES} bytes, got ${value === null ? 'null' : typeof value}`,
+    )
   if (bytes.length < MIN_SECRET_BYTES) {
-    throw new InvalidOptionError('secret', `must be at least ${MIN_SECRET_BYTES} bytes, got ${bytes.length} (use e.g. 32 random bytes, base64-encoded)`)
+    throw new InvalidOptionError(
+      'secret',
+      `must be at least ${MIN_SECRET_BYTES} bytes, got ${bytes.length} (use e.g. 32 random bytes, base64-encoded)`,
+    )
   }
   if (new Set(bytes).size < MIN_DISTINCT_BYTES) {
-    throw new InvalidOptionError('secret', 'looks like a placeholder (too few distinct characters); use e.g. 32 random bytes, base64-encoded')
+    throw new InvalidOptionError(
+      'secret',
+      'looks like a placeholder (too few distinct characters); use e.g. 32 random bytes, base64-encoded',
+    )
   }
   return bytes
 }

@@ -45,11 +45,4 @@ export {
 } from './http-error.js'
 export { authorizationOf, type RequestHeaders } from './authorization-header.js'
 export { splitGuardOptions } from './adapter-options.js'
-export {
-  answerResponse,
-  authorizationOfHeaders,
-  isHttpError,
-  withResponse,
-  type HeaderReader,
-  type HttpError,
-} from './adapter-web.js'
+export { answerResponse, authorizationOfHeaders, isHttpError, withResponse, type HeaderReader, type HttpError } from './adapter-web.js'

@@ -145,6 +145,8 @@ export function createAnswerPool(): AnswerPool {
   return {
     share,
     shareAll: (list) => Object.freeze(list.map(share)),
-    clear: () => { parts.clear(); },
+    clear: () => {
+      parts.clear()
+    },
   }
 }

@@ -78,9 +78,7 @@ export function createCacheKeys(digest?: (token: string) => string): CacheKeys {
     digest: digest ?? ((token) => hash('sha256', salt + token, 'binary')), // 'binary' is Node's name for latin1
     key: (digest, kind, groupId) => {
       if (kind === 'groups') return digest
-      return groupId === undefined
-        ? digest + SEPARATOR + KIND_TAG[kind]
-        : digest + SEPARATOR + KIND_TAG[kind] + SEPARATOR + groupId
+      return groupId === undefined ? digest + SEPARATOR + KIND_TAG[kind] : digest + SEPARATOR + KIND_TAG[kind] + SEPARATOR + groupId
     },
     prefix: (digest) => digest,
   }

@@ -143,7 +143,11 @@ export function circuitBreakerOption(value: unknown): Required<CircuitBreakerOpt
     }
   }
   return {
-    failureThreshold: integerOption('circuitBreaker.failureThreshold', options.failureThreshold, { fallback: DEFAULT_FAILURE_THRESHOLD, min: 1, max: 1000 }),
+    failureThreshold: integerOption('circuitBreaker.failureThreshold', options.failureThreshold, {
+      fallback: DEFAULT_FAILURE_THRESHOLD,
+      min: 1,
+      max: 1000,
+    }),
     cooldown: integerOption('circuitBreaker.cooldown', options.cooldown, { fallback: DEFAULT_COOLDOWN, min: 1, max: 3_600_000 }),
   }
 }

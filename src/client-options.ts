@@ -154,7 +154,11 @@ export function resolveGroupsClientOptions(options: GroupsClientOptions): Resolv
     origin,
     basePath,
     timeout: integerOption('timeout', options.timeout, { fallback: DEFAULT_TIMEOUT, min: 1, max: MAX_TIMEOUT }),
-    maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, { fallback: DEFAULT_MAX_RESPONSE_BYTES, min: 1, max: MAX_MAX_RESPONSE_BYTES }),
+    maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, {
+      fallback: DEFAULT_MAX_RESPONSE_BYTES,
+      min: 1,
+      max: MAX_MAX_RESPONSE_BYTES,
+    }),
     dispatcher: dispatcherOption(options.dispatcher),
     userAgent: userAgentOption(options.userAgent),
   }
@@ -177,10 +181,7 @@ function dispatcherOption(value: unknown): Dispatcher | undefined {
 function userAgentOption(value: unknown): string {
   if (value === undefined) return DEFAULT_USER_AGENT
   if (typeof value !== 'string' || value.length > MAX_USER_AGENT_LENGTH || !HEADER_VALUE.test(value)) {
-    throw new InvalidOptionError(
-      'userAgent',
-      `must be 1 to ${MAX_USER_AGENT_LENGTH} visible ASCII characters (spaces allowed inside)`,
-    )
+    throw new InvalidOptionError('userAgent', `must be 1 to ${MAX_USER_AGENT_LENGTH} visible ASCII characters (spaces allowed inside)`)
   }
   return value
 }

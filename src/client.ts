@@ -15,14 +15,7 @@ import { InvalidArgumentError, TokenMalformedError } from './errors.js'
 import { encodeGroupId } from './group-id.js'
 import { resolveGroupsClientOptions } from './client-options.js'
 import type { GroupsClientOptions } from './client-options.js'
-import {
-  parseGroup,
-  parseGroups,
-  parseGroupTypes,
-  parseMembers,
-  parseMyGroups,
-  parseMyMembership,
-} from './parse.js'
+import { parseGroup, parseGroups, parseGroupTypes, parseMembers, parseMyGroups, parseMyMembership } from './parse.js'
 import { isWellFormedToken, MAX_TOKEN_LENGTH } from './token.js'
 import { DEFAULT_POOL_CONNECTIONS, NOT_FOUND, parsed, send, type Call } from './upstream-call.js'
 
@@ -78,10 +71,7 @@ export interface GroupsClient {
   /** `GET groups/{groupid}`: one group, or `null` on 404. */
   group(groupId: string, options?: CallOptions & { token?: string | undefined }): Promise<Group | null>
   /** `GET groups/{groupid}/members`: the members (names and memberships, no user ids). */
-  members(
-    groupId: string,
-    options?: CallOptions & { token?: string | undefined; showAll?: boolean | undefined },
-  ): Promise<MemberEntry[]>
+  members(groupId: string, options?: CallOptions & { token?: string | undefined; showAll?: boolean | undefined }): Promise<MemberEntry[]>
   /** `GET groups[?query=]`: groups the user may see, optionally matching `query`. */
   groups(options?: CallOptions & { token?: string | undefined; query?: string | undefined }): Promise<Group[]>
   /** `GET grouptypes`: the group types. */
@@ -107,10 +97,7 @@ export interface GroupsClient {
  */
 export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
   const settings = resolveGroupsClientOptions(options)
-  const ownDispatcher =
-    settings.dispatcher === undefined
-      ? new Pool(settings.origin, { connections: DEFAULT_POOL_CONNECTIONS })
-      : undefined
+  const ownDispatcher = settings.dispatcher === undefined ? new Pool(settings.origin, { connections: DEFAULT_POOL_CONNECTIONS }) : undefined
   const dispatcher: Dispatcher = settings.dispatcher ?? (ownDispatcher as Pool)
   let closing: Promise<void> | undefined
   const base = settings.basePath
@@ -203,9 +190,7 @@ export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
 function assertToken(token: unknown): asserts token is string {
   // A fixed message: the token itself is never echoed.
   if (!isWellFormedToken(token)) {
-    throw new TokenMalformedError(
-      `The bearer token must be 1 to ${MAX_TOKEN_LENGTH} characters of RFC 6750 b64token syntax`,
-    )
+    throw new TokenMalformedError(`The bearer token must be 1 to ${MAX_TOKEN_LENGTH} characters of RFC 6750 b64token syntax`)
   }
 }
 

@@ -170,10 +170,7 @@ export class InvalidTokenError extends VootError {
  * ```
  */
 export class InsufficientScopeError extends VootError {
-  constructor(
-    message = 'The access token is not a personal token with the groups scope',
-    options: VootErrorOptions = {},
-  ) {
+  constructor(message = 'The access token is not a personal token with the groups scope', options: VootErrorOptions = {}) {
     super('ERR_INSUFFICIENT_SCOPE', message, 403, options)
   }
 }

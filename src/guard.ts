@@ -6,13 +6,7 @@
  * @module
  */
 import type { Decision } from './decision/types.js'
-import {
-  ForbiddenError,
-  InvalidArgumentError,
-  InvalidOptionError,
-  TokenMalformedError,
-  TokenMissingError,
-} from './errors.js'
+import { ForbiddenError, InvalidArgumentError, InvalidOptionError, TokenMalformedError, TokenMissingError } from './errors.js'
 import { createHttpErrorRenderer, type HttpErrorAnswer } from './http-error.js'
 import {
   createMembershipResolver,
@@ -134,9 +128,7 @@ export type FoundToken = string | { readonly token: string; readonly expiresAt?:
  * const fromSession: Credentials = { token: session.accessToken }
  * ```
  */
-export type Credentials =
-  | { readonly authorization: string | readonly string[] | undefined }
-  | { readonly token: FoundToken }
+export type Credentials = { readonly authorization: string | readonly string[] | undefined } | { readonly token: FoundToken }
 
 const CONTROL = /[\u0000-\u001f\u007f]/
 

@@ -24,12 +24,7 @@ import {
  * ```
  */
 export type HttpErrorCode =
-  | 'unauthorized'
-  | 'invalid_request'
-  | 'invalid_token'
-  | 'insufficient_scope'
-  | 'forbidden'
-  | 'temporarily_unavailable'
+  'unauthorized' | 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'forbidden' | 'temporarily_unavailable'
 
 /**
  * A JSON error body: `{"error": "...", "error_description": "..."}`.

@@ -120,12 +120,7 @@ export interface AuthenticatedRequirement {
  * ```
  */
 export type Requirement =
-  | GroupRequirement
-  | GroupOfTypeRequirement
-  | AnyOfRequirement
-  | AllOfRequirement
-  | PredicateRequirement
-  | AuthenticatedRequirement
+  GroupRequirement | GroupOfTypeRequirement | AnyOfRequirement | AllOfRequirement | PredicateRequirement | AuthenticatedRequirement
 
 // Only values made by the builders below are requirements; a look-alike object literal is
 // refused, so a requirement is always one that passed validation.
@@ -238,10 +233,7 @@ export function allOf(...requirements: Requirement[]): AllOfRequirement {
  *   (await ctx.groups()).some((g) => g.type === 'fc:fs:emne' && g.membership.basic === 'admin'))
  * ```
  */
-export function where(
-  description: string,
-  predicate: (ctx: RequirementContext) => boolean | Promise<boolean>,
-): PredicateRequirement {
+export function where(description: string, predicate: (ctx: RequirementContext) => boolean | Promise<boolean>): PredicateRequirement {
   if (typeof description !== 'string' || description.trim().length === 0) {
     throw new InvalidArgumentError('where(): description must be a non-empty string')
   }

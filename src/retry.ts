@@ -151,7 +151,9 @@ async function withinBudget<T>(
   endpoint: string | undefined,
 ): Promise<T> {
   const controller = new AbortController()
-  const timer = setTimeout(() => { controller.abort(); }, left)
+  const timer = setTimeout(() => {
+    controller.abort()
+  }, left)
   try {
     return await attempt(controller.signal)
   } catch (error) {

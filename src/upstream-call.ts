@@ -21,13 +21,7 @@ import { parseRetryAfter } from './retry-after.js'
  * if (err instanceof UpstreamError && err.endpoint === 'me/groups/{groupid}') retryLater()
  * ```
  */
-export type GroupsEndpoint =
-  | 'me/groups'
-  | 'me/groups/{groupid}'
-  | 'groups/{groupid}'
-  | 'groups/{groupid}/members'
-  | 'groups'
-  | 'grouptypes'
+export type GroupsEndpoint = 'me/groups' | 'me/groups/{groupid}' | 'groups/{groupid}' | 'groups/{groupid}/members' | 'groups' | 'grouptypes'
 
 const ERROR_BODY_DRAIN_LIMIT = 64 * 1024
 
@@ -56,11 +50,7 @@ export const NOT_FOUND: unique symbol = Symbol('not found')
  * One upstream call: resolves to the parsed JSON of a 200, or {@link NOT_FOUND} for a 404 when
  * `spec.notFoundIsNull`; rejects with a `VootError` otherwise.
  */
-export async function send(
-  settings: ResolvedGroupsClientOptions,
-  dispatcher: Dispatcher,
-  spec: Call,
-): Promise<unknown> {
+export async function send(settings: ResolvedGroupsClientOptions, dispatcher: Dispatcher, spec: Call): Promise<unknown> {
   const { endpoint, signal: callerSignal } = spec
   if (callerSignal?.aborted) throw new AbortedError({ cause: callerSignal.reason })
 
@@ -104,7 +94,9 @@ export async function send(
   } catch (err) {
     if (err instanceof VootError) throw err
     if (abortedBy === 'timeout') {
-      throw new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The group service did not answer ${endpoint} within ${settings.timeout} ms`, { endpoint })
+      throw new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The group service did not answer ${endpoint} within ${settings.timeout} ms`, {
+        endpoint,
+      })
     }
     if (abortedBy === 'caller') throw new AbortedError({ cause: callerSignal?.reason })
     const cause = withoutSecret(err, spec.token)
@@ -132,11 +124,7 @@ export async function send(
 /** Swallows the error a deliberately destroyed body emits. */
 function ignoreError(): void {}
 
-async function readResponse(
-  response: Dispatcher.ResponseData,
-  spec: Call,
-  maxResponseBytes: number,
-): Promise<unknown> {
+async function readResponse(response: Dispatcher.ResponseData, spec: Call, maxResponseBytes: number): Promise<unknown> {
   const { statusCode: status, headers, body } = response
   const { endpoint } = spec
   if (status !== 200) {

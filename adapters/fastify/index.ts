@@ -117,7 +117,9 @@ export function createGuard(options: FastifyGuardOptions): FastifyGuard {
           request.voot = context
           done()
         },
-        (error: unknown) => { refuse(reply, done, error); },
+        (error: unknown) => {
+          refuse(reply, done, error)
+        },
       )
     }
   }

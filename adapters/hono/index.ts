@@ -107,7 +107,12 @@ export function createGuard(options: HonoGuardOptions): HonoGuard {
   const credentialsOf = createCredentialsReader(getToken, authorizationOfContext)
   const core = createGuardCore(coreOptions)
 
-  async function settle(c: Context<VootEnv>, next: Next, requirement: Requirement, credentials: Credentials): Promise<Response | undefined> {
+  async function settle(
+    c: Context<VootEnv>,
+    next: Next,
+    requirement: Requirement,
+    credentials: Credentials,
+  ): Promise<Response | undefined> {
     let context: VootContext
     try {
       context = await core.authorize(credentials, requirement)
@@ -115,7 +120,8 @@ export function createGuard(options: HonoGuardOptions): HonoGuard {
       const answer = core.answer(error)
       if (answer === undefined) throw error
       const status = answer.status as ContentfulStatusCode
-      if (core.delegateErrors) throw new HTTPException(status, { res: answerResponse(answer), message: answer.body.error_description, cause: error })
+      if (core.delegateErrors)
+        throw new HTTPException(status, { res: answerResponse(answer), message: answer.body.error_description, cause: error })
       // c.json() would drop the charset of the contract's content type.
       return c.body(JSON.stringify(answer.body), status, answer.headers)
     }

@@ -86,7 +86,7 @@ export interface NestGuardCore {
  * ```
  */
 export function createNestGuardCore(options: VootGuardModuleOptions): NestGuardCore {
-  const { getToken, ...coreOptions } = options ?? ({})
+  const { getToken, ...coreOptions } = options ?? {}
   // Express's `req` has Node's raw header list itself; Fastify's `request` keeps it on `.raw`.
   const credentialsOf = createCredentialsReader(getToken, (request: NestHttpRequest) =>
     authorizationOf((request.rawHeaders === undefined ? request.raw : request) as RequestHeaders),

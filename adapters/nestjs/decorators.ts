@@ -23,13 +23,13 @@ export type VootDecorator = ClassDecorator & MethodDecorator
 const metadata = Reflect as unknown as { getMetadata(key: string, target: object): unknown }
 
 function requiring(requirement: Requirement): VootDecorator {
-  return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
+  return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
     // Several decorators on one target add up (they all hold), so the array grows per call;
     // a subclass keeps its parent controller's requirements and adds its own.
     const holder = (descriptor?.value as object | undefined) ?? target
     const previous = (metadata.getMetadata(VOOT_REQUIREMENTS, holder) as readonly Requirement[] | undefined) ?? []
     SetMetadata(VOOT_REQUIREMENTS, [...previous, requirement])(target, key as string | symbol, descriptor as PropertyDescriptor)
-  })
+  }
 }
 
 function groupsOf(name: string, groupIds: readonly string[], role: string | undefined): Requirement[] {
@@ -131,8 +131,7 @@ export function Public(): VootDecorator {
  * ```
  */
 export const Voot: () => ParameterDecorator = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): VootContext | undefined =>
-    context.switchToHttp().getRequest<{ voot?: VootContext }>().voot,
+  (_data: unknown, context: ExecutionContext): VootContext | undefined => context.switchToHttp().getRequest<{ voot?: VootContext }>().voot,
 )
 
 /** `null`: the route is public. */

@@ -97,4 +97,3 @@ Injectable()(VootGuard)
 Inject(VOOT_GUARD_CORE)(VootGuard, undefined, 0)
 Inject(Reflector)(VootGuard, undefined, 1)
 Inject(HttpAdapterHost)(VootGuard, undefined, 2)
-

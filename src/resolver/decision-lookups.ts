@@ -52,9 +52,15 @@ export function createDecisionLookups(
         fetch: (signal) => client.myGroups(token, { signal }),
       }) as Promise<GroupsIndex>
     const membership = (groupId: string): Promise<Membership | null> =>
-      lookup({ token, digest, kind: 'membership', groupId, options, decision, fetch: (signal) => client.myMembership(token, groupId, { signal }) }) as Promise<
-        Membership | null
-      >
+      lookup({
+        token,
+        digest,
+        kind: 'membership',
+        groupId,
+        options,
+        decision,
+        fetch: (signal) => client.myMembership(token, groupId, { signal }),
+      }) as Promise<Membership | null>
     let context: RequirementContext | undefined
     const lookups: DecisionLookups = {
       now: at,

@@ -49,12 +49,17 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   const settings = resolveResolverOptions(options)
   const { roles, now, sharedCache: shared } = settings
   const ownsClient = !('myGroups' in settings.client)
-  const client: GroupsClient = ownsClient ? createGroupsClient(settings.client) : (settings.client)
+  const client: GroupsClient = ownsClient ? createGroupsClient(settings.client) : settings.client
   const baseUrl = ownsClient ? options.baseUrl : undefined
 
   const telemetry = createTelemetry(settings.onEvent)
   const store = createAnswerStore({ ...settings, digest: shared === undefined ? undefined : (token: string) => shared.tokenId(token) })
-  const gate = createUpstreamGate({ ...settings, onCircuitChange: (change) => { telemetry.circuit(change); } })
+  const gate = createUpstreamGate({
+    ...settings,
+    onCircuitChange: (change) => {
+      telemetry.circuit(change)
+    },
+  })
   const notice = createMisconfigurationNotice(baseUrl, settings.logger)
   let lastFailure: { code: UpstreamErrorCode; at: number } | undefined
   const lookup = createLookups({
@@ -96,7 +101,8 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   function assertRequirement(requirement: Requirement): void {
     if (!isRequirement(requirement)) throw new InvalidArgumentError('Not a requirement built by voot-guard (use group(), anyOf(), ...)')
     for (const role of rolesOf(requirement)) {
-      if (!roles.includes(role)) throw new InvalidArgumentError(`Unknown role ${JSON.stringify(role)}: the resolver's roles are ${roles.join(' < ')}`)
+      if (!roles.includes(role))
+        throw new InvalidArgumentError(`Unknown role ${JSON.stringify(role)}: the resolver's roles are ${roles.join(' < ')}`)
     }
   }
 
@@ -105,7 +111,12 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   const accepted = new WeakSet<Requirement>()
 
   /** The decision fresh cached answers give (hits counted), or `undefined`. */
-  function warmDecision(token: string, requirement: Requirement, callOptions: ResolveOptions | undefined, allowedOnly: boolean): Decision | undefined {
+  function warmDecision(
+    token: string,
+    requirement: Requirement,
+    callOptions: ResolveOptions | undefined,
+    allowedOnly: boolean,
+  ): Decision | undefined {
     const at = now()
     const expiresAt = callOptions?.tokenExpiresAt
     // Written as `!(a < b)` so that a NaN expiry counts as expired: the cold path refuses it.
@@ -190,7 +201,8 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       const sharedTier = shared?.health()
       const recent = lastFailure !== undefined && now() - lastFailure.at < DEGRADED_FOR
       const backingOff = gate.rateLimitedFor() > 0
-      const status = circuit === 'open' ? 'down' : recent || backingOff || circuit === 'half-open' || sharedTier === 'unreachable' ? 'degraded' : 'ok'
+      const status =
+        circuit === 'open' ? 'down' : recent || backingOff || circuit === 'half-open' || sharedTier === 'unreachable' ? 'degraded' : 'ok'
       return {
         status,
         circuit,

@@ -100,7 +100,9 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     lookup.groupId === undefined ? { endpoint: 'me/groups' } : { endpoint: 'me/groups/{groupid}', groupId: lookup.groupId }
   const lifeOf = (answer: unknown): number => (answer === null ? parts.negativeTtl : parts.ttl)
   const sharedKey = (lookup: Lookup): SharedCacheKey =>
-    lookup.groupId === undefined ? { tokenId: lookup.digest, kind: lookup.kind } : { tokenId: lookup.digest, kind: lookup.kind, groupId: lookup.groupId }
+    lookup.groupId === undefined
+      ? { tokenId: lookup.digest, kind: lookup.kind }
+      : { tokenId: lookup.digest, kind: lookup.kind, groupId: lookup.groupId }
 
   function tokenDeadline(lookup: Lookup): number {
     const given = lookup.options?.tokenExpiresAt
@@ -173,7 +175,16 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     const at = now()
     // The L1 copy never outlives what the shared tier had left.
     const life = Math.min(lifeOf(found.value), found.ttlMs)
-    return store.put({ digest: lookup.digest, kind: lookup.kind, groupId: lookup.groupId, answer: found.value, at, life, deadline, keep: !self.discard })
+    return store.put({
+      digest: lookup.digest,
+      kind: lookup.kind,
+      groupId: lookup.groupId,
+      answer: found.value,
+      at,
+      life,
+      deadline,
+      keep: !self.discard,
+    })
   }
 
   async function callUpstream(attempt: Attempt): Promise<unknown> {
@@ -206,7 +217,16 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     }
     telemetry.upstreamResponse(place, done - started, answer === null ? 'not_found' : 'ok')
     const life = lifeOf(answer)
-    const prepared = store.put({ digest: lookup.digest, kind: lookup.kind, groupId: lookup.groupId, answer, at: done, life, deadline, keep: !self.discard })
+    const prepared = store.put({
+      digest: lookup.digest,
+      kind: lookup.kind,
+      groupId: lookup.groupId,
+      answer,
+      at: done,
+      life,
+      deadline,
+      keep: !self.discard,
+    })
     if (shared !== undefined && !self.discard && life > 0 && done < deadline) {
       void shared.set(sharedKey(lookup), answer, Math.min(life, deadline - done))
     }

@@ -26,14 +26,27 @@ export function misconfigurationHint(error: unknown, baseUrl: string | undefined
   const at = baseUrl === undefined ? 'the group service' : baseUrl
   const shapes =
     'Dataporten serves the API under /groups (https://groups-api.dataporten.no/groups); OpenConext at the service root (https://voot.surfconext.nl)'
-  if (error.code === 'ERR_UPSTREAM_STATUS' && error.upstreamStatus === 404 && (error.endpoint === 'me/groups' || error.endpoint === 'grouptypes')) {
-    return { cause: 'not_found', hint: `${at} answered 404 for ${error.endpoint}: baseUrl is likely missing its path prefix or has a wrong one. ${shapes}` }
+  if (
+    error.code === 'ERR_UPSTREAM_STATUS' &&
+    error.upstreamStatus === 404 &&
+    (error.endpoint === 'me/groups' || error.endpoint === 'grouptypes')
+  ) {
+    return {
+      cause: 'not_found',
+      hint: `${at} answered 404 for ${error.endpoint}: baseUrl is likely missing its path prefix or has a wrong one. ${shapes}`,
+    }
   }
   if (error.code === 'ERR_UPSTREAM_BODY' && /not JSON/.test(error.message)) {
-    return { cause: 'not_json', hint: `${at} answered with something that is not JSON (an HTML page?): baseUrl likely points at a web site or a proxy, not at the group service's API. ${shapes}` }
+    return {
+      cause: 'not_json',
+      hint: `${at} answered with something that is not JSON (an HTML page?): baseUrl likely points at a web site or a proxy, not at the group service's API. ${shapes}`,
+    }
   }
   if (error.code === 'ERR_UPSTREAM_REDIRECT') {
-    return { cause: 'redirect', hint: `${at} answered with a redirect (${String(error.upstreamStatus)}), which is never followed with a bearer token: set baseUrl to the final address (https:, the right host, the right path).` }
+    return {
+      cause: 'redirect',
+      hint: `${at} answered with a redirect (${String(error.upstreamStatus)}), which is never followed with a bearer token: set baseUrl to the final address (https:, the right host, the right path).`,
+    }
   }
   if (error.code === 'ERR_UPSTREAM_NETWORK') {
     const code = networkCode(error.cause)
@@ -41,7 +54,10 @@ export function misconfigurationHint(error: unknown, baseUrl: string | undefined
       return { cause: 'dns', hint: `the host of ${at} does not resolve (${code}): check the host name in baseUrl.` }
     }
     if (code !== undefined && /CERT|SSL|TLS|SELF_SIGNED/.test(code)) {
-      return { cause: 'tls', hint: `TLS with ${at} failed (${code}): check the host name in baseUrl and the server's certificate (or the dispatcher's CA settings).` }
+      return {
+        cause: 'tls',
+        hint: `TLS with ${at} failed (${code}): check the host name in baseUrl and the server's certificate (or the dispatcher's CA settings).`,
+      }
     }
   }
   return undefined

@@ -10,7 +10,14 @@ import { channel, tracingChannel } from 'node:diagnostics_channel'
 import type { CircuitChange } from '../circuit-breaker.js'
 import type { Decision } from '../decision/types.js'
 import { describeRequirement, type Requirement } from '../requirements.js'
-import { CHANNELS, type AuthorizeContext, type CacheTier, type CircuitContext, type ResolveContext, type UpstreamContext } from '../tracing-channels.js'
+import {
+  CHANNELS,
+  type AuthorizeContext,
+  type CacheTier,
+  type CircuitContext,
+  type ResolveContext,
+  type UpstreamContext,
+} from '../tracing-channels.js'
 
 /**
  * Something the resolver did, for logging and metrics. Events never carry a token.
@@ -120,7 +127,11 @@ export interface Telemetry {
   upstreamResponse(place: Place, durationMs: number, outcome: 'ok' | 'not_found' | 'invalid_token' | 'insufficient_scope'): void
   upstreamError(place: Place, durationMs: number, code: string, upstreamStatus: number | undefined): void
   retry(place: Place, attempt: number, delayMs: number, code: string): void
-  rejected(place: Place, code: 'ERR_UPSTREAM_OVERLOADED' | 'ERR_UPSTREAM_CIRCUIT_OPEN' | 'ERR_UPSTREAM_RATE_LIMITED', retryAfter: number): void
+  rejected(
+    place: Place,
+    code: 'ERR_UPSTREAM_OVERLOADED' | 'ERR_UPSTREAM_CIRCUIT_OPEN' | 'ERR_UPSTREAM_RATE_LIMITED',
+    retryAfter: number,
+  ): void
   stale(place: Place, ageMs: number): void
   invalidated(scope: 'token' | 'all'): void
   circuit(change: CircuitChange): void
@@ -146,7 +157,10 @@ const authorizeChannel = tracingChannel<unknown, AuthorizeContext>(CHANNELS.auth
  * return traceDecision(requirement, (context) => decide(requirement, lookupsFor(token, context)))
  * ```
  */
-export function traceDecision(requirement: Requirement, run: (context: AuthorizeContext | undefined) => Promise<Decision>): Promise<Decision> {
+export function traceDecision(
+  requirement: Requirement,
+  run: (context: AuthorizeContext | undefined) => Promise<Decision>,
+): Promise<Decision> {
   if (!authorizeChannel.hasSubscribers) return run(undefined)
   const context: AuthorizeContext = { requirement: describeRequirement(requirement) }
   return authorizeChannel.tracePromise(

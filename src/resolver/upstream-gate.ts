@@ -75,7 +75,11 @@ export interface UpstreamGate {
    */
   admit(endpoint: string): Admission
   /** One call with its retries; `onRetry` hears of each retry. Settles `permit` with the outcome. */
-  call<T>(fetch: (signal: AbortSignal | undefined) => Promise<T>, permit: CircuitPermit | undefined, onRetry: (info: RetryInfo) => void): Promise<T>
+  call<T>(
+    fetch: (signal: AbortSignal | undefined) => Promise<T>,
+    permit: CircuitPermit | undefined,
+    onRetry: (info: RetryInfo) => void,
+  ): Promise<T>
   /** Drops the flights whose key starts with `prefix` (all without one): their answers will not be stored. */
   discard(prefix: string | undefined): void
   /** Seconds left of the service's 429 back-off (0 when none). */
@@ -112,11 +116,15 @@ export function createUpstreamGate(settings: UpstreamGateSettings): UpstreamGate
       return undefined
     }
     const retryAfter = Math.ceil(left / 1000)
-    return new UpstreamError('ERR_UPSTREAM_RATE_LIMITED', `The group service rate-limited this application; waiting before asking about ${endpoint} again`, {
-      endpoint,
-      retryAfter,
-      headers: { 'retry-after': String(retryAfter) },
-    })
+    return new UpstreamError(
+      'ERR_UPSTREAM_RATE_LIMITED',
+      `The group service rate-limited this application; waiting before asking about ${endpoint} again`,
+      {
+        endpoint,
+        retryAfter,
+        headers: { 'retry-after': String(retryAfter) },
+      },
+    )
   }
 
   return {
@@ -192,7 +200,9 @@ export function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined)
   if (signal === undefined) return promise
   if (signal.aborted) return Promise.reject(new AbortedError())
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => { reject(new AbortedError()); }
+    const onAbort = (): void => {
+      reject(new AbortedError())
+    }
     signal.addEventListener('abort', onAbort, { once: true })
     promise.then(
       (value) => {
