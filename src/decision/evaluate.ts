@@ -159,31 +159,28 @@ function judge(requirement: Requirement, view: DecisionView): Verdict {
       if (result instanceof LookupFailure) return result
       return result ? allowed(requirement, 'predicate') : denied(requirement, 'predicate_false')
     }
-    case 'anyOf': {
-      let pending = false
-      let failure: LookupFailure | undefined
-      for (const inner of requirement.requirements) {
-        const verdict = judge(inner, view)
-        if (verdict === PENDING) pending = true
-        else if (verdict instanceof LookupFailure) failure ??= verdict
-        else if (verdict.allowed) return verdict
-      }
-      if (pending) return PENDING
-      return failure ?? denied(requirement, 'no_alternative')
-    }
-    case 'allOf': {
-      let pending = false
-      let failure: LookupFailure | undefined
-      for (const inner of requirement.requirements) {
-        const verdict = judge(inner, view)
-        if (verdict === PENDING) pending = true
-        else if (verdict instanceof LookupFailure) failure ??= verdict
-        else if (!verdict.allowed) return verdict
-      }
-      if (pending) return PENDING
-      return failure ?? allowed(requirement, 'member')
-    }
+    case 'anyOf':
+      return combine(requirement.requirements, view, true) ?? denied(requirement, 'no_alternative')
+    case 'allOf':
+      return combine(requirement.requirements, view, false) ?? allowed(requirement, 'member')
   }
+}
+
+/**
+ * The parts of an `anyOf` (settled by the first part allowed) or an `allOf` (by the first
+ * part denied): that part's decision; else PENDING while a part could still settle it;
+ * else the first failure (unknown); else `undefined`: every part came out the other way.
+ */
+function combine(parts: readonly Requirement[], view: DecisionView, settledBy: boolean): Verdict | undefined {
+  let pending = false
+  let failure: LookupFailure | undefined
+  for (const inner of parts) {
+    const verdict = judge(inner, view)
+    if (verdict === PENDING) pending = true
+    else if (verdict instanceof LookupFailure) failure ??= verdict
+    else if (verdict.allowed === settledBy) return verdict
+  }
+  return pending ? PENDING : failure
 }
 
 function needList(): typeof PENDING {
