@@ -23,6 +23,10 @@ export default {
   readme: 'none',
   excludePrivate: true,
   excludeInternal: true,
+  // Source links point at the public repository, whatever remote (or none) the checkout has:
+  // CI runs in a fresh clone whose remote is not the public one.
+  disableGit: true,
+  sourceLinkTemplate: 'https://github.com/voot-guard/voot-guard/blob/main/{path}#L{line}',
   // Broken {@link}s, unexported types that the API exposes and unknown tags all fail the build.
   treatWarningsAsErrors: true,
   validation: { notExported: true, invalidLink: true, rewrittenLink: true, notDocumented: false, unusedMergeModuleWith: true },

@@ -233,7 +233,7 @@ export interface OAuthClient {
    * With pushed authorization requests (see `pushedAuthorizationRequests`), the request
    * is first POSTed, with client authentication, to the provider.
    *
-   * @throws {@link InvalidArgumentError} without `redirectUri` or with bad arguments;
+   * @throws {@link voot-guard!InvalidArgumentError} without `redirectUri` or with bad arguments;
    * {@link OAuthError} when the provider refuses a pushed request.
    */
   authorizationUrl(options?: AuthorizationUrlOptions): Promise<AuthorizationRequest>
@@ -243,7 +243,7 @@ export interface OAuthClient {
    * authentication) and verifies the ID token when there is one (with its `auth_time`
    * against `maxAge` when one was sent).
    *
-   * @throws {@link OAuthValidationError}, {@link OAuthError}, or {@link UpstreamError}.
+   * @throws {@link OAuthValidationError}, {@link OAuthError}, or {@link voot-guard!UpstreamError}.
    */
   handleCallback(params: CallbackParams, checks: CallbackChecks): Promise<TokenSet>
   /**
