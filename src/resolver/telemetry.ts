@@ -192,7 +192,9 @@ export function traceDecision(
  * ```
  */
 export function traceWarmDecision(requirement: Requirement, decision: Decision, inside: () => void): void {
-  if (!authorizeChannel.hasSubscribers) {
+  // `start` alone on the warm path: one check instead of five (a tracing subscriber
+  // subscribes to every event of the channel, `start` among them).
+  if (!authorizeChannel.start.hasSubscribers) {
     inside()
     return
   }
@@ -304,7 +306,7 @@ export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | unde
       return upstreamChannel.tracePromise(call, { endpoint: place.endpoint })
     },
     traceWarmHit(place) {
-      if (!resolveChannel.hasSubscribers) return
+      if (!resolveChannel.start.hasSubscribers) return
       const context: ResolveContext = { endpoint: place.endpoint, tier: 'l1' satisfies CacheTier }
       resolveChannel.traceSync(() => undefined, context)
     },
