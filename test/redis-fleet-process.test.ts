@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
+import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ORG_ID, startEmulator, type Emulator } from '../testing/index.js'
 import { startRedisServer, type RedisServer } from './support/redis-server.js'
@@ -37,8 +38,29 @@ async function startInstance(): Promise<string> {
 }
 
 async function call(url: string, path: string, token: string): Promise<unknown> {
-  const response = await request(`${url}${path}`, { method: path === '/invalidate' ? 'POST' : 'GET', headers: { authorization: `Bearer ${token}` } })
+  const response = await request(`${url}${path}`, {
+    method: path === '/invalidate' ? 'POST' : 'GET',
+    headers: { authorization: `Bearer ${token}` },
+  })
   return response.body.json()
+}
+
+async function dbSize(): Promise<number> {
+  const client = createClient({ url: redis.url })
+  await client.connect()
+  try {
+    return await client.dbSize()
+  } finally {
+    client.destroy()
+  }
+}
+
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5_000
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the shared tier')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
 
 beforeAll(async () => {
@@ -70,7 +92,10 @@ describe('two instance processes sharing one Redis', () => {
     expect(second).toEqual(first)
     expect(emulator.count()).toBe(1)
     const other = emulator.issueToken('bob')
+    const keysBefore = await dbSize()
     expect(await call(one, `/check?group=${encodeURIComponent(ORG_ID)}`, other)).toEqual({ outcome: 'allowed' })
+    // The shared tier is written behind the answer: wait for the write, not for luck.
+    await waitFor(async () => (await dbSize()) > keysBefore)
     const calls = emulator.count()
     expect(await call(two, `/check?group=${encodeURIComponent(ORG_ID)}`, other)).toEqual({ outcome: 'allowed' })
     expect(emulator.count()).toBe(calls)
