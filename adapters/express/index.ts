@@ -29,14 +29,20 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
+import { setVoot } from '../../src/request-voot.js'
 
 declare global {
   // Declaration merging is how Express types request extensions.
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      /** Set by a voot-guard guard once it allowed the request. */
-      voot?: VootContext
+      /**
+       * Set by a voot-guard guard once it allowed the request. On an Express request it is
+       * an accessor of Express's request prototype rather than an own property (faster on
+       * Node 20 and 22; see docs/frameworks/express.md): read it and assign it as usual,
+       * but clear it by assigning `undefined`, not with `delete`.
+       */
+      voot?: VootContext | undefined
     }
   }
 }
@@ -96,13 +102,13 @@ export function createGuard(options: ExpressGuardOptions): ExpressGuard {
       // Warm cache: decided synchronously, no promise and no closure per request.
       const cached = core.authorizeCached(credentials, requirement)
       if (cached !== undefined) {
-        req.voot = cached
+        setVoot(req, cached)
         next()
         return
       }
       core.authorize(credentials, requirement).then(
         (context) => {
-          req.voot = context
+          setVoot(req, context)
           next()
         },
         (error: unknown) => {

@@ -9,6 +9,7 @@ import type { VootContext } from '../../src/adapter-kit.js'
 import type { VootError } from '../../src/index.js'
 import { VOOT_GUARD_CORE, type NestGuardCore, type NestHttpRequest } from './core.js'
 import { routeRequirement, type RouteRequirement } from './decorators.js'
+import { setVoot } from '../../src/request-voot.js'
 
 /**
  * Allows a request when the route's voot requirements hold (its class's and its method's
@@ -51,12 +52,12 @@ export class VootGuard implements CanActivate {
     // Warm cache: decided synchronously, no promise per request.
     const cached = core.authorizeCached(credentials, requirement)
     if (cached !== undefined) {
-      request.voot = cached
+      setVoot(request, cached)
       return true
     }
     return core.authorize(credentials, requirement).then(
       (voot) => {
-        request.voot = voot
+        setVoot(request, voot)
         return true
       },
       (error: unknown) => {
