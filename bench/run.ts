@@ -1,5 +1,6 @@
 /**
- * `npm run bench` / `npm run bench:quick`: compiles the library and the suite to plain
+ * `npm run bench` / `npm run bench:quick` (and `npm run bench:profile`, with
+ * `--cpu-profile`): compiles the library and the suite to plain
  * JavaScript (see `build.ts` for why), then runs the suite with plain Node.
  *
  * @module
@@ -9,7 +10,8 @@ import { join } from 'node:path'
 import { buildForBenchmark } from './build.js'
 
 const buildDir = buildForBenchmark()
-const child = spawn(process.execPath, [join(buildDir, 'bench', 'main.js'), ...process.argv.slice(2)], { stdio: 'inherit' })
+const entry = process.argv.includes('--cpu-profile') ? 'cpu-profile.js' : 'main.js'
+const child = spawn(process.execPath, [join(buildDir, 'bench', entry), ...process.argv.slice(2)], { stdio: 'inherit' })
 const forward = (signal: NodeJS.Signals): void => void child.kill(signal)
 process.once('SIGINT', forward)
 process.once('SIGTERM', forward)
