@@ -18,7 +18,7 @@ import { createClient } from 'redis'
 import { Agent, request } from 'undici'
 import { createRedisCache } from '../redis/index.js'
 import { ORG_ID, startEmulator, type Emulator } from '../testing/index.js'
-import { startRedisServer, type RedisServer } from '../test/support/redis-server.js'
+import { startRedisServer, type RedisServer } from '../demo/redis-server.js'
 import { formatMs, formatRatio, percentileOfSorted, sortedCopy } from './stats.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))

@@ -7,7 +7,7 @@
 import type { RequestListener } from 'node:http'
 import { parseArgs } from 'node:util'
 import { getRequestListener } from '@hono/node-server'
-import { InvalidOptionError } from 'voot-guard'
+import { InvalidOptionError, type GuardOptions } from 'voot-guard'
 import { createApp as createExpressApp } from '../examples/express/app.js'
 import { createApp as createFastifyApp } from '../examples/fastify/app.js'
 import { createHandler as createFetchHandler } from '../examples/fetch/app.js'
@@ -44,7 +44,8 @@ const LABELS: Readonly<Record<DemoFramework, string>> = {
 }
 
 /**
- * The example of `framework` as a request listener, and its name for the guide.
+ * The example of `framework` as a request listener, and its name for the guide; `options`
+ * go to its guard (the shared tier of `--redis`).
  *
  * @throws {@link InvalidOptionError} for a framework the demo does not know.
  * @example
@@ -53,7 +54,11 @@ const LABELS: Readonly<Record<DemoFramework, string>> = {
  * createServer(listener).listen(3000)
  * ```
  */
-export async function demoApp(framework: unknown, baseUrl: string): Promise<{ listener: RequestListener; example: string }> {
+export async function demoApp(
+  framework: unknown,
+  baseUrl: string,
+  options: Pick<GuardOptions, 'sharedCache'> = {},
+): Promise<{ listener: RequestListener; example: string }> {
   if (!DEMO_FRAMEWORKS.includes(framework as DemoFramework)) {
     throw new InvalidOptionError('framework', `must be one of ${DEMO_FRAMEWORKS.join(', ')}`)
   }
@@ -61,19 +66,19 @@ export async function demoApp(framework: unknown, baseUrl: string): Promise<{ li
   const example = `the ${LABELS[name]} example (examples/${name}/app.ts)`
   switch (name) {
     case 'express':
-      return { listener: createExpressApp(baseUrl), example }
+      return { listener: createExpressApp(baseUrl, options), example }
     case 'koa':
-      return { listener: createKoaApp(baseUrl).callback(), example }
+      return { listener: createKoaApp(baseUrl, options).callback(), example }
     case 'fastify': {
-      const app = await createFastifyApp(baseUrl)
+      const app = await createFastifyApp(baseUrl, options)
       await app.ready()
       // Fastify's router as a listener of the demo's server (app.listen would start its own).
       return { listener: (req, res) => app.routing(req, res), example }
     }
     case 'hono':
-      return { listener: getRequestListener(createHonoApp(baseUrl).fetch), example }
+      return { listener: getRequestListener(createHonoApp(baseUrl, options).fetch), example }
     case 'fetch':
-      return { listener: getRequestListener(createFetchHandler(baseUrl)), example }
+      return { listener: getRequestListener(createFetchHandler(baseUrl, options)), example }
   }
 }
 

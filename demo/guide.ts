@@ -53,6 +53,8 @@ export interface DemoGuideInput {
   readonly faultToken: string
   /** The example served, as the guide names it. Default the Express example. */
   readonly example?: string
+  /** The shared tier's Redis (`--redis`), and whether the demo started it. */
+  readonly redis?: { readonly url: string; readonly started: boolean }
 }
 
 /** The routes of examples/express/app.ts (and of every other example), as the guide lists them. */
@@ -120,6 +122,9 @@ export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLin
     '',
     `  app        ${input.appUrl}`,
     `  emulator   ${input.baseUrl}   (OAuth/OpenID Connect at ${input.authUrl})`,
+    ...(input.redis === undefined
+      ? []
+      : [`  redis      ${input.redis.url}   (the shared cache tier${input.redis.started ? '; a redis-server of the demo, gone when it stops' : ''})`]),
     '',
     'Routes:',
     formatTable(['ROUTE', 'ALLOWS'], ROUTES).trimEnd().replace(/^/gm, '  '),
@@ -140,6 +145,14 @@ export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLin
       : [
           'The same decision from the command line (exit code 0 allowed, 1 denied, 2 error):',
           `  VOOT_TOKEN=${shellQuote(bob)} npx tsx bin/voot-guard.ts check --base-url ${shellQuote(input.baseUrl)} --group fc:org:example.org --role admin`,
+          '',
+        ]),
+    ...(input.redis === undefined
+      ? []
+      : [
+          'The answers the guard fetched are in Redis too, under keys that are HMACs of the tokens, and',
+          'encrypted (another instance with the same secret would read them instead of asking):',
+          `  redis-cli -u ${shellQuote(input.redis.url)} --scan --pattern 'vg:*'`,
           '',
         ]),
     'Stop with Ctrl-C.',

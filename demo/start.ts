@@ -1,7 +1,7 @@
 /**
  * `npm start`: the emulator of a VOOT group service and an example app (Express, or
- * `npm start -- --framework koa|fastify|hono|fetch`), started
- * together, with a guide to try them (routes, a token per demo user, `curl` lines for an
+ * `npm start -- --framework koa|fastify|hono|fetch`), started together (with
+ * `--redis`, its guard also on a shared cache tier in Redis), with a guide to try them (routes, a token per demo user, `curl` lines for an
  * allow, a 403, a 401 and a 503). Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
  *
  * @module
@@ -16,6 +16,7 @@ import { processStopSignal, untilAborted } from '../cli/stop-signal.js'
 import { InvalidOptionError } from 'voot-guard'
 import { startEmulator, type Emulator, type EmulatorDialect } from 'voot-guard/testing'
 import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
+import { startDemoSharedTier, type DemoSharedTier } from './shared-tier.js'
 
 export type { DemoCurlLine } from './guide.js'
 
@@ -60,6 +61,12 @@ export interface DemoOptions {
   print?: (guide: string) => void
   /** The service the emulator plays (`npm start -- --dialect openconext`). Default `'dataporten'`. */
   dialect?: EmulatorDialect
+  /**
+   * A shared cache tier on Redis for the app's guard (`npm start -- --redis`): `true` starts
+   * a throwaway redis-server from the PATH, a string is the URL of a running Redis. Default
+   * none.
+   */
+  redis?: true | string
 }
 
 /**
@@ -85,6 +92,8 @@ export interface Demo {
   readonly curlLines: readonly DemoCurlLine[]
   /** The guide as printed. */
   readonly guide: string
+  /** The shared tier's Redis, when the demo runs with one (`redis`). */
+  readonly redisUrl: string | undefined
   /** Stops the app and the emulator. Safe to call more than once. */
   close(): Promise<void>
 }
@@ -111,17 +120,23 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
 
   const dialect = options.dialect === undefined ? {} : { dialect: options.dialect }
   const startOn = (listenOn: number): Promise<Emulator> => startEmulator({ port: listenOn, ...dialect })
+  if (options.redis !== undefined && options.redis !== true && typeof options.redis !== 'string') {
+    throw new InvalidOptionError('redis', 'must be true (start a redis-server) or the URL of a running Redis')
+  }
   const emulator = emulatorPort === undefined ? await withPortFallback(DEMO_EMULATOR_PORT, startOn) : await startOn(emulatorPort)
   let server: Server | undefined
+  let tier: DemoSharedTier | undefined
   let example: string
   try {
-    const served = await demoApp(framework, emulator.baseUrl)
+    tier = options.redis === undefined ? undefined : await startDemoSharedTier(options.redis)
+    const served = await demoApp(framework, emulator.baseUrl, tier === undefined ? {} : { sharedCache: tier.sharedCache })
     example = served.example
     const app = createServer(served.listener)
     server = app
     const listenOn = (appPort: number): Promise<void> => listen(app, appPort)
     await (port === undefined ? withPortFallback(DEMO_APP_PORT, listenOn) : listenOn(port))
   } catch (error) {
+    await tier?.close()
     await emulator.close()
     throw error
   }
@@ -131,12 +146,22 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const faultToken = emulator.issueToken('alice')
   // Every group-service call made with this token answers 500, as an outage would.
   emulator.faults.add({ kind: 'status', status: 500 }, { token: faultToken })
-  const input = { appUrl, baseUrl: emulator.baseUrl, authUrl: emulator.authUrl, tokens, faultToken, example }
+  const redis = tier === undefined ? undefined : { url: tier.url, started: tier.started }
+  const input = {
+    appUrl,
+    baseUrl: emulator.baseUrl,
+    authUrl: emulator.authUrl,
+    tokens,
+    faultToken,
+    example,
+    ...(redis === undefined ? {} : { redis }),
+  }
   const curlLines = demoCurlLines(input)
   const guide = demoGuide(input, curlLines)
   print(guide)
 
   const running = server
+  const runningTier = tier
   let closing: Promise<void> | undefined
   return {
     appUrl,
@@ -145,12 +170,14 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     faultToken,
     curlLines,
     guide,
+    redisUrl: tier?.url,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => running.close(() => resolve()))
         // Keep-alive connections (curl, browsers) would hold server.close() open.
         running.closeAllConnections()
         await closed
+        await runningTier?.close()
         await emulator.close()
       })()
       return closing
@@ -179,11 +206,17 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const stop = processStopSignal({ forceExitAfterMs: 5_000 })
   try {
     // `npm start -- --framework fastify --dialect openconext`; unknown values are refused, naming the option.
-    const { dialect } = parseArgs({ options: { dialect: { type: 'string' } }, strict: false, allowPositionals: true }).values
+    const { dialect, redis } = parseArgs({
+      options: { dialect: { type: 'string' }, redis: { type: 'boolean' } },
+      strict: false,
+      allowPositionals: true,
+    }).values
     const framework = frameworkArgument(process.argv.slice(2)) as DemoFramework | undefined
     const demo = await startDemo({
       ...(framework === undefined ? {} : { framework }),
       ...(typeof dialect === 'string' ? { dialect: dialect as EmulatorDialect } : {}),
+      // `--redis`: the Redis at REDIS_URL when set, else a redis-server of the demo's own.
+      ...(redis === true ? { redis: process.env.REDIS_URL ?? true } : {}),
     })
     await untilAborted(stop.signal)
     process.stdout.write('\nStopping the demo...\n')

@@ -7,7 +7,7 @@ import { createClient } from 'redis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SharedCache, SharedCacheSignal } from '../src/shared-cache.js'
 import { createRedisCache, type RedisCacheOptions, type RedisClientLike } from '../redis/index.js'
-import { startRedisServer, type RedisServer } from './support/redis-server.js'
+import { startRedisServer, type RedisServer } from '../demo/redis-server.js'
 
 type Client = ReturnType<typeof createClient>
 

@@ -11,7 +11,7 @@ import { request } from 'undici'
 import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ORG_ID, startEmulator, type Emulator } from '../testing/index.js'
-import { startRedisServer, type RedisServer } from './support/redis-server.js'
+import { startRedisServer, type RedisServer } from '../demo/redis-server.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SECRET = 'k3Jx9-Qw2v7Rz0pLm4Nc8Ty1Ub6Hs5Ga2Fe'

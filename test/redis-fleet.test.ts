@@ -11,7 +11,7 @@ import { createMembershipResolver, group, type MembershipResolver } from '../src
 import type { SharedCache } from '../src/shared-cache.js'
 import { createRedisCache } from '../redis/index.js'
 import { ADHOC_GROUP_ID, ORG_ID, SCHOOL_GROUP_ID, startEmulator, type Emulator } from '../testing/index.js'
-import { startRedisServer, type RedisServer } from './support/redis-server.js'
+import { startRedisServer, type RedisServer } from '../demo/redis-server.js'
 
 const SECRET = 'k3Jx9-Qw2v7Rz0pLm4Nc8Ty1Ub6Hs5Ga2Fe'
 const newClient = (url: string) => createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 20 } })

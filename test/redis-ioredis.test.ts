@@ -11,7 +11,7 @@ import { fromIoredis } from '../examples/redis/ioredis-client.js'
 import { InvalidOptionError } from '../src/errors.js'
 import type { SharedCacheSignal } from '../src/shared-cache.js'
 import { createRedisCache } from '../redis/index.js'
-import { startRedisServer, type RedisServer } from './support/redis-server.js'
+import { startRedisServer, type RedisServer } from '../demo/redis-server.js'
 
 const SECRET = 'k3Jx9-Qw2v7Rz0pLm4Nc8Ty1Ub6Hs5Ga2Fe'
 let server: RedisServer

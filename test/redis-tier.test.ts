@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { InvalidOptionError } from '../src/errors.js'
 import type { SharedCache, SharedCacheSignal } from '../src/shared-cache.js'
 import { createRedisCache, type RedisCacheOptions } from '../redis/index.js'
-import { startRedisServer, type RedisServer } from './support/redis-server.js'
+import { startRedisServer, type RedisServer } from '../demo/redis-server.js'
 
 const newClient = (url: string) => createClient({ url, disableOfflineQueue: true })
 type Client = ReturnType<typeof newClient>

@@ -6,13 +6,17 @@
  */
 import express, { type Express } from 'express'
 import { pathToFileURL } from 'node:url'
-import { createGuard } from 'voot-guard/express'
+import { createGuard, type ExpressGuardOptions } from 'voot-guard/express'
 
-/** Builds the app; `baseUrl` is the group service's address WITH its /groups prefix. */
-export function createApp(baseUrl: string): Express {
+/**
+ * Builds the app; `baseUrl` is the group service's address WITH its /groups prefix, and
+ * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
+ * cache tier here).
+ */
+export function createApp(baseUrl: string, options: Partial<ExpressGuardOptions> = {}): Express {
   // One guard (one resolver, one cache) for the whole app: routes that need different
   // groups still share one `me/groups` call per token.
-  const guard = createGuard({ baseUrl, realm: 'voot-guard-example' })
+  const guard = createGuard({ baseUrl, realm: 'voot-guard-example', ...options })
   const app = express()
 
   // Any valid personal token with the groups scope.

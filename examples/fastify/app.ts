@@ -6,14 +6,18 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
-import vootGuard from 'voot-guard/fastify'
+import vootGuard, { type FastifyGuardOptions } from 'voot-guard/fastify'
 
-/** Builds the app; `baseUrl` is the group service's address WITH its /groups prefix. */
-export async function createApp(baseUrl: string): Promise<FastifyInstance> {
+/**
+ * Builds the app; `baseUrl` is the group service's address WITH its /groups prefix, and
+ * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
+ * cache tier here).
+ */
+export async function createApp(baseUrl: string, options: Partial<FastifyGuardOptions> = {}): Promise<FastifyInstance> {
   const app = Fastify()
   // One plugin (one resolver, one cache) for the whole app: app.voot holds the guards,
   // and request.voot is null on routes no guard ran on.
-  await app.register(vootGuard, { baseUrl, realm: 'voot-guard-example' })
+  await app.register(vootGuard, { baseUrl, realm: 'voot-guard-example', ...options })
 
   // Any valid personal token with the groups scope.
   app.get('/api/me', { onRequest: app.voot.authenticate() }, async (request) => {

@@ -10,11 +10,15 @@
  */
 import { serve } from '@hono/node-server'
 import { pathToFileURL } from 'node:url'
-import { createGuard } from 'voot-guard/fetch'
+import { createGuard, type FetchGuardOptions } from 'voot-guard/fetch'
 
-/** Builds the handler; `baseUrl` is the group service's address WITH its /groups prefix. */
-export function createHandler(baseUrl: string): (request: Request) => Promise<Response> {
-  const guard = createGuard({ baseUrl, realm: 'voot-guard-example' })
+/**
+ * Builds the handler; `baseUrl` is the group service's address WITH its /groups prefix, and
+ * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
+ * cache tier here).
+ */
+export function createHandler(baseUrl: string, options: Partial<FetchGuardOptions> = {}): (request: Request) => Promise<Response> {
+  const guard = createGuard({ baseUrl, realm: 'voot-guard-example', ...options })
   const staff = guard.requireGroup('fc:org:example.org', 'admin') // admin on fc:org = employee
 
   const routes: Record<string, (request: Request) => Response | Promise<Response>> = {

@@ -8,11 +8,15 @@
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import { pathToFileURL } from 'node:url'
-import { createGuard, type VootEnv } from 'voot-guard/hono'
+import { createGuard, type HonoGuardOptions, type VootEnv } from 'voot-guard/hono'
 
-/** Builds the app; `baseUrl` is the group service's address WITH its /groups prefix. */
-export function createApp(baseUrl: string): Hono<VootEnv> {
-  const guard = createGuard({ baseUrl, realm: 'voot-guard-example' })
+/**
+ * Builds the app; `baseUrl` is the group service's address WITH its /groups prefix, and
+ * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
+ * cache tier here).
+ */
+export function createApp(baseUrl: string, options: Partial<HonoGuardOptions> = {}): Hono<VootEnv> {
+  const guard = createGuard({ baseUrl, realm: 'voot-guard-example', ...options })
   const app = new Hono<VootEnv>()
 
   // Any valid personal token with the groups scope.

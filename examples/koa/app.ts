@@ -5,11 +5,15 @@
  */
 import Koa from 'koa'
 import { pathToFileURL } from 'node:url'
-import { createGuard } from 'voot-guard/koa'
+import { createGuard, type KoaGuardOptions } from 'voot-guard/koa'
 
-/** Builds the app; `baseUrl` is the group service's address WITH its /groups prefix. */
-export function createApp(baseUrl: string): Koa {
-  const guard = createGuard({ baseUrl, realm: 'voot-guard-example' })
+/**
+ * Builds the app; `baseUrl` is the group service's address WITH its /groups prefix, and
+ * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
+ * cache tier here).
+ */
+export function createApp(baseUrl: string, options: Partial<KoaGuardOptions> = {}): Koa {
+  const guard = createGuard({ baseUrl, realm: 'voot-guard-example', ...options })
   const staff = guard.requireGroup('fc:org:example.org', 'admin') // admin on fc:org = employee
   const me = guard.authenticate()
   const inf1000 = guard.requireGroup('fc:fs:fs:emne:example.org:INF1000:1') // any role

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient } from 'redis'
 import { createRedisCache } from '../../redis/index.js'
 import type { SharedCache } from '../../src/shared-cache.js'
-import { startRedisServer } from '../support/redis-server.js'
+import { startRedisServer } from '../../demo/redis-server.js'
 
 export interface SoakRedis {
   readonly tier: SharedCache

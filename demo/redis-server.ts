@@ -1,13 +1,24 @@
 /**
- * A real redis-server for the tests, started on a free loopback port with persistence off,
- * and stopped by the test that started it. Debian's `redis-server` package (`.ci/run`
- * installs it when missing). Also freezes (SIGSTOP), thaws (SIGCONT) and restarts it on the
- * same port, for the fault tests.
+ * A throwaway redis-server from the PATH (Debian's `redis-server` package; `.ci/run`
+ * installs it when missing), on a free loopback port with persistence off, stopped by
+ * whoever started it: `npm start -- --redis`, the tests and the fleet benchmark. Also
+ * freezes (SIGSTOP), thaws (SIGCONT) and restarts it on the same port, for the fault tests.
+ *
+ * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, connect } from 'node:net'
 
+/**
+ * A running redis-server.
+ *
+ * @example
+ * ```ts
+ * const redis = await startRedisServer()
+ * const client = createClient({ url: redis.url })
+ * ```
+ */
 export interface RedisServer {
   readonly port: number
   readonly url: string
@@ -53,7 +64,8 @@ async function waitForPong(port: number, giveUpAt: number): Promise<void> {
 }
 
 /**
- * Starts a redis-server on a free loopback port.
+ * Starts a redis-server on a free loopback port. Rejects with an error whose `code` is
+ * `ENOENT` when there is no `redis-server` on the PATH.
  *
  * @example
  * ```ts
