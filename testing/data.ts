@@ -8,9 +8,7 @@
 import { InvalidArgumentError } from '../src/errors.js'
 import { assertGroupId } from '../src/group-id.js'
 import type { GroupType, Membership, Translatable } from '../src/types.js'
-import { parseLogo } from './group-logo.js'
-
-export { defaultData } from './default-data.js'
+import { parseLogo } from './logo-data-url.js'
 
 /**
  * A group as the emulator stores and serves it; further attributes are served too.
@@ -168,8 +166,7 @@ export function validateEmulatorData(input: unknown): EmulatorData {
   let groupTypes: GroupType[]
   if (input['groupTypes'] === undefined) {
     const typeIds = new Set(groups.map((group) => (group as Record<string, unknown>)['type']))
-    groupTypes = [...typeIds].filter((type): type is string => typeof type === 'string')
-      .map((type) => ({ id: type, displayName: type }))
+    groupTypes = [...typeIds].filter((type): type is string => typeof type === 'string').map((type) => ({ id: type, displayName: type }))
   } else {
     const typeIds = new Map<string, number>()
     groupTypes = arrayAt(input, 'groupTypes', 'groupTypes').map((groupType, index) => {

@@ -8,11 +8,12 @@
  * @module
  */
 import { InvalidOptionError } from '../src/errors.js'
-import { NOT_FOUND, type Answer } from './answer.js'
-import type { Caller } from './bearer-auth.js'
-import type { EmulatorData } from './data.js'
+import { NOT_FOUND } from './answer.js'
 import { answerGroupRequest, isGroupServicePath, LIST_ROUTES, matchGroupRoute } from './group-routes.js'
+import type { DialectRoutes } from './dialect-routes.js'
 import { openConextRoutes } from './openconext-routes.js'
+
+export type { DialectRoutes, MatchedRoute, ServiceRequest } from './dialect-routes.js'
 
 /**
  * The real services the emulator can play.
@@ -33,62 +34,6 @@ export type EmulatorDialect = 'dataporten' | 'openconext'
  * ```
  */
 export const EMULATOR_DIALECTS: readonly EmulatorDialect[] = ['dataporten', 'openconext']
-
-/**
- * Everything a dialect needs to answer one request on a matched route.
- *
- * @example
- * ```ts
- * const request: ServiceRequest = { method: 'GET', query, caller, data, now: Date.now() }
- * ```
- */
-export interface ServiceRequest {
-  readonly method: string
-  readonly query: URLSearchParams
-  readonly caller: Caller
-  readonly data: EmulatorData
-  /** The emulator clock's time, in ms since the epoch. */
-  readonly now: number
-  /** Group ids `me/groups` leaves out (the `partial` fault). */
-  readonly omit?: ReadonlySet<string>
-}
-
-/**
- * One matched route of a dialect: its name (for faults and the log) and its answer.
- *
- * @example
- * ```ts
- * const route = routes.match('/me/groups')
- * route?.name // 'me/groups'
- * ```
- */
-export interface MatchedRoute {
-  /** Such as `me/groups`, `me/groups/{groupid}`, `members/{groupid}`. */
-  readonly name: string
-  /** Whether the route answers a JSON array (the `wrong-shape` fault turns it into an object). */
-  readonly list: boolean
-  answer(request: ServiceRequest): Answer
-}
-
-/**
- * A dialect's routes.
- *
- * @example
- * ```ts
- * const routes = dialectRoutes('openconext')
- * if (routes.isServicePath(pathname)) answer = routes.match(pathname)?.answer(request) ?? routes.unknownRoute(request)
- * ```
- */
-export interface DialectRoutes {
-  /** The path prefix of the group endpoints (`/groups`, or `''` at the root): `baseUrl` is the origin plus this. */
-  readonly basePath: string
-  /** Whether a raw pathname belongs to the group service rather than the authorization server. */
-  isServicePath(pathname: string): boolean
-  /** Matches a raw (still percent-encoded) pathname; `undefined` for an unknown route. */
-  match(pathname: string): MatchedRoute | undefined
-  /** The answer to a path of the group service that matches no route. */
-  unknownRoute(request: ServiceRequest): Answer
-}
 
 const dataportenRoutes: DialectRoutes = {
   basePath: '/groups',

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { writeAnswer } from './answer.js'
 import { identifyCaller } from './bearer-auth.js'
 import type { EmulatorData } from './data.js'
-import type { DialectRoutes } from './dialect.js'
+import type { DialectRoutes } from './dialect-routes.js'
 import {
   pause,
   replacementAnswer,

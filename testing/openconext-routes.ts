@@ -13,7 +13,7 @@
  */
 import { jsonAnswer, type Answer } from './answer.js'
 import type { EmulatorData, EmulatorUser } from './data.js'
-import type { DialectRoutes, MatchedRoute, ServiceRequest } from './dialect.js'
+import type { DialectRoutes, MatchedRoute, ServiceRequest } from './dialect-routes.js'
 import { decodeSegments } from './group-routes.js'
 import { bearerRefusal, SPRING_JSON_CONTENT_TYPE, springError } from './spring-errors.js'
 import type { TokenRecord } from './token-store.js'

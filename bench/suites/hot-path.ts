@@ -13,16 +13,10 @@ import { indexGroups, type GroupsIndex } from '../../src/decision/groups-index.j
 import { createMembershipResolver, DEFAULT_ROLES, extractBearerToken, group, type Requirement } from '../../src/index.js'
 import { ORG_ID, startEmulator } from '../../testing/index.js'
 import { median } from '../stats.js'
+import type { HotPathFigure } from './hot-path-figure.js'
 import { measureSubscribers, type SubscriberFigures } from './subscribers.js'
 
-/** One measured operation. */
-export interface HotPathFigure {
-  readonly name: string
-  /** Median nanoseconds per operation over the batches. */
-  readonly ns: number
-  /** Fastest batch, ns per operation. */
-  readonly bestNs: number
-}
+export type { HotPathFigure } from './hot-path-figure.js'
 
 /** What {@link measureHotPath} found. */
 export interface HotPathResult {

@@ -16,7 +16,7 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@ope
 import { instrumentVootGuard } from '../../otel/index.js'
 import { CHANNELS } from '../../src/tracing-channels.js'
 import { median } from '../stats.js'
-import type { HotPathFigure } from './hot-path.js'
+import type { HotPathFigure } from './hot-path-figure.js'
 
 /** What {@link measureSubscribers} found. */
 export interface SubscriberFigures {
