@@ -22,7 +22,7 @@ import { createApp as createKoaApp } from '../examples/koa/app.js'
  * await startDemo({ framework: 'hono' })
  * ```
  */
-export const DEMO_FRAMEWORKS = ['express', 'koa', 'fastify', 'hono', 'fetch'] as const
+export const DEMO_FRAMEWORKS = ['express', 'koa', 'fastify', 'hono', 'fetch', 'nestjs'] as const
 
 /**
  * One of {@link DEMO_FRAMEWORKS}.
@@ -41,6 +41,18 @@ const LABELS: Readonly<Record<DemoFramework, string>> = {
   fastify: 'Fastify',
   hono: 'Hono',
   fetch: 'Web-standard fetch',
+  nestjs: 'NestJS',
+}
+
+// Imported by its address, so that the repository's type check (no experimentalDecorators)
+// does not follow it; `npm start` loads it with examples/nestjs/tsconfig.json (demo/tsx.env).
+const NEST_EXAMPLE = new URL('../examples/nestjs/app.ts', import.meta.url).href
+
+interface NestExample {
+  createApp(
+    baseUrl: string,
+    options: Pick<GuardOptions, 'sharedCache'>,
+  ): Promise<{ init(): Promise<unknown>; getHttpAdapter(): { getInstance(): unknown }; close(): Promise<void> }>
 }
 
 /**
@@ -58,7 +70,7 @@ export async function demoApp(
   framework: unknown,
   baseUrl: string,
   options: Pick<GuardOptions, 'sharedCache'> = {},
-): Promise<{ listener: RequestListener; example: string }> {
+): Promise<{ listener: RequestListener; example: string; close?: () => Promise<void> }> {
   if (!DEMO_FRAMEWORKS.includes(framework as DemoFramework)) {
     throw new InvalidOptionError('framework', `must be one of ${DEMO_FRAMEWORKS.join(', ')}`)
   }
@@ -79,6 +91,13 @@ export async function demoApp(
       return { listener: getRequestListener(createHonoApp(baseUrl, options).fetch), example }
     case 'fetch':
       return { listener: getRequestListener(createFetchHandler(baseUrl, options)), example }
+    case 'nestjs': {
+      const { createApp } = (await import(NEST_EXAMPLE)) as NestExample
+      const app = await createApp(baseUrl, options)
+      await app.init()
+      // Nest on its Express platform: the Express instance is the listener.
+      return { listener: app.getHttpAdapter().getInstance() as RequestListener, example, close: () => app.close() }
+    }
   }
 }
 

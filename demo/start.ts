@@ -1,6 +1,6 @@
 /**
  * `npm start`: the emulator of a VOOT group service and an example app (Express, or
- * `npm start -- --framework koa|fastify|hono|fetch`), started together (with
+ * `npm start -- --framework koa|fastify|hono|fetch|nestjs`), started together (with
  * `--redis`, its guard also on a shared cache tier in Redis), with a guide to try them (routes, a token per demo user, `curl` lines for an
  * allow, a 403, a 401 and a 503). Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
  *
@@ -55,7 +55,7 @@ export interface DemoOptions {
   port?: number
   /** The emulator's port. Default {@link DEMO_EMULATOR_PORT} (4000), or any free port when it is taken. */
   emulatorPort?: number
-  /** The example app to serve: `express` (default), `koa`, `fastify`, `hono` or `fetch`. */
+  /** The example app to serve: `express` (default), `koa`, `fastify`, `hono`, `fetch` or `nestjs`. */
   framework?: DemoFramework
   /** Receives the guide. Default: written to stdout. */
   print?: (guide: string) => void
@@ -127,15 +127,18 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   let server: Server | undefined
   let tier: DemoSharedTier | undefined
   let example: string
+  let closeApp: (() => Promise<void>) | undefined
   try {
     tier = options.redis === undefined ? undefined : await startDemoSharedTier(options.redis)
     const served = await demoApp(framework, emulator.baseUrl, tier === undefined ? {} : { sharedCache: tier.sharedCache })
     example = served.example
+    closeApp = served.close
     const app = createServer(served.listener)
     server = app
     const listenOn = (appPort: number): Promise<void> => listen(app, appPort)
     await (port === undefined ? withPortFallback(DEMO_APP_PORT, listenOn) : listenOn(port))
   } catch (error) {
+    await closeApp?.()
     await tier?.close()
     await emulator.close()
     throw error
@@ -177,6 +180,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
         // Keep-alive connections (curl, browsers) would hold server.close() open.
         running.closeAllConnections()
         await closed
+        await closeApp?.()
         await runningTier?.close()
         await emulator.close()
       })()

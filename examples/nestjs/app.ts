@@ -10,7 +10,7 @@ import 'reflect-metadata'
 import { Controller, Get, Module, type DynamicModule, type INestApplication } from '@nestjs/common'
 import { APP_GUARD, NestFactory } from '@nestjs/core'
 import { pathToFileURL } from 'node:url'
-import { Public, RequireGroup, Voot, VootGuard, VootGuardModule, type VootContext } from 'voot-guard/nestjs'
+import { Public, RequireGroup, Voot, VootGuard, VootGuardModule, type VootContext, type VootGuardModuleOptions } from 'voot-guard/nestjs'
 
 const ORG = 'fc:org:example.org'
 
@@ -39,7 +39,7 @@ export class ApiController {
 
 /** Every route here needs membership of example.org; a method's requirement adds to it. */
 @RequireGroup(ORG)
-@Controller('api/courses')
+@Controller('api')
 export class CoursesController {
   // Members of example.org who are also enrolled in INF1000 (any role).
   @RequireGroup('fc:fs:fs:emne:example.org:INF1000:1')
@@ -54,18 +54,21 @@ export class CoursesController {
   providers: [{ provide: APP_GUARD, useClass: VootGuard }],
 })
 export class AppModule {
-  /** The app for one group service (`baseUrl` WITH its /groups prefix). */
-  static forGroupService(baseUrl: string): DynamicModule {
+  /** The app for one group service (`baseUrl` WITH its /groups prefix), with any further guard `options`. */
+  static forGroupService(baseUrl: string, options: Partial<VootGuardModuleOptions> = {}): DynamicModule {
     // One VootGuardModule (one resolver, one cache) for the whole app. With ConfigService:
     // VootGuardModule.forRootAsync({ imports: [ConfigModule], inject: [ConfigService],
     //   useFactory: (config: ConfigService) => ({ baseUrl: config.getOrThrow('VOOT_BASE_URL') }) })
-    return { module: AppModule, imports: [VootGuardModule.forRoot({ baseUrl, realm: 'voot-guard-example' })] }
+    return { module: AppModule, imports: [VootGuardModule.forRoot({ baseUrl, realm: 'voot-guard-example', ...options })] }
   }
 }
 
-/** Builds the app, not yet listening. */
-export function createApp(baseUrl: string): Promise<INestApplication> {
-  return NestFactory.create(AppModule.forGroupService(baseUrl), { logger: ['error', 'warn'] })
+/**
+ * Builds the app, not yet listening; `options` go to the guard (the demo's
+ * `npm start -- --framework nestjs --redis` passes a shared cache tier here).
+ */
+export function createApp(baseUrl: string, options: Partial<VootGuardModuleOptions> = {}): Promise<INestApplication> {
+  return NestFactory.create(AppModule.forGroupService(baseUrl, options), { logger: ['error', 'warn'] })
 }
 
 // Started directly (not imported by a test): listen on PORT.
