@@ -78,6 +78,9 @@ describe.each([
     expect(await status(`${url}/api/staff`, token)).toBe(503)
     emulator.faults.remove(fault)
     expect(await status(`${url}/api/me`, emulator.issueToken('erin'))).toBe(200)
+    // The guide's third route, in every example: bob is enrolled in INF1000, alice is not.
+    expect(await status(`${url}/api/inf1000`, emulator.issueToken('bob'))).toBe(200)
+    expect(await status(`${url}/api/inf1000`, emulator.issueToken('alice'))).toBe(403)
   })
 
 })
@@ -88,8 +91,8 @@ describe('examples/nestjs, its own rules', () => {
     const { url, server } = await serve(app.listener)
     expect(await status(`${url}/api/me`)).toBe(401)
     expect(await status(`${url}/api/health`)).toBe(200)
-    expect(await status(`${url}/api/inf1000`, emulator.issueToken('bob'))).toBe(200)
-    expect(await status(`${url}/api/inf1000`, emulator.issueToken('alice'))).toBe(403)
+    expect(await status(`${url}/api/courses/inf1000`, emulator.issueToken('bob'))).toBe(200)
+    expect(await status(`${url}/api/courses/inf1000`, emulator.issueToken('alice'))).toBe(403)
     server.closeAllConnections()
     server.close()
     await app.close()

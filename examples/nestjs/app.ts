@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url'
 import { Public, RequireGroup, Voot, VootGuard, VootGuardModule, type VootContext, type VootGuardModuleOptions } from 'voot-guard/nestjs'
 
 const ORG = 'fc:org:example.org'
+const INF1000 = 'fc:fs:fs:emne:example.org:INF1000:1'
 
 @Controller('api')
 export class ApiController {
@@ -30,6 +31,13 @@ export class ApiController {
     return { message: 'Hello, colleague', decision: voot.decision }
   }
 
+  // Anyone enrolled in INF1000 (any role).
+  @RequireGroup(INF1000)
+  @Get('inf1000')
+  inf1000() {
+    return { message: 'Welcome to INF1000' }
+  }
+
   @Public()
   @Get('health')
   health() {
@@ -39,13 +47,13 @@ export class ApiController {
 
 /** Every route here needs membership of example.org; a method's requirement adds to it. */
 @RequireGroup(ORG)
-@Controller('api')
+@Controller('api/courses')
 export class CoursesController {
   // Members of example.org who are also enrolled in INF1000 (any role).
-  @RequireGroup('fc:fs:fs:emne:example.org:INF1000:1')
+  @RequireGroup(INF1000)
   @Get('inf1000')
   inf1000() {
-    return { message: 'Welcome to INF1000' }
+    return { message: 'Welcome to INF1000, member of example.org' }
   }
 }
 
