@@ -13,11 +13,11 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startChild, type Child } from './child.js'
 import { breakDown, type ProfileBreakdown } from './cpu-profile-analysis.js'
 import { LOAD_CPU, pinSelf, SERVER_CPU } from './cpus.js'
 import { closedLoop } from './load.js'
 import { LOAD } from './profile.js'
+import { children, progress, start, startIdleSpinners, stop } from './run-context.js'
 import type { ServerReady } from './servers/config.js'
 import type { EmulatorReady } from './servers/emulator.js'
 import { median } from './stats.js'
@@ -38,12 +38,9 @@ const ROUTES = [
   { name: 'voot-guard', path: '/guarded' },
 ] as const
 
-const progress = (line: string): void => void process.stderr.write(`${line}\n`)
-const children: Child<unknown>[] = []
 pinSelf(LOAD_CPU)
-for (const cpu of [LOAD_CPU, SERVER_CPU]) children.push(await startChild('./servers/idle-spinner.js', { cpu, idlePriority: true }))
-const emulator = await startChild<EmulatorReady>('./servers/emulator.js', { args: ['0'], cpu: LOAD_CPU })
-children.push(emulator)
+await startIdleSpinners()
+const emulator = await start<EmulatorReady>('./servers/emulator.js', ['0'], LOAD_CPU)
 const [token] = await emulator.call<string[]>('issue', { user: 'alice', count: 1 })
 const headers = { authorization: `Bearer ${token ?? ''}` }
 const directory = mkdtempSync(join(tmpdir(), 'voot-guard-cpu-profile-'))
@@ -51,17 +48,18 @@ const directory = mkdtempSync(join(tmpdir(), 'voot-guard-cpu-profile-'))
 /** One route in a server of its own under the profiler: its breakdown over the measured window. */
 async function profileRoute(route: (typeof ROUTES)[number], round: number): Promise<ProfileBreakdown> {
   const profileDir = join(directory, `${round}-${route.path.slice(1)}`)
-  const server = await startChild<ServerReady>('./servers/express.js', {
-    args: [JSON.stringify({ framework: 'express5', baseUrl: emulator.ready.baseUrl })],
-    cpu: SERVER_CPU,
-    nodeOptions: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${interval}`],
-  })
+  const server = await start<ServerReady>(
+    './servers/express.js',
+    [JSON.stringify({ framework: 'express5', baseUrl: emulator.ready.baseUrl })],
+    SERVER_CPU,
+    ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${interval}`],
+  )
   const load = (duration: number) => closedLoop({ port: server.ready.port, path: route.path, duration, headers, ...LOAD }, server)
   await load(2) // warm-up: the cache, the JIT
   const before = await server.cpu()
   const result = await load(seconds)
   const after = await server.cpu()
-  await server.stop() // the profile is written as the server exits
+  await stop(server) // the profile is written as the server exits
   if (result.failures > 0) throw new Error(`${route.name}: ${result.failures} failed requests`)
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'))
   if (file === undefined) throw new Error(`${route.name}: no profile written`)
@@ -74,11 +72,14 @@ async function profileRoute(route: (typeof ROUTES)[number], round: number): Prom
 
 progress(`CPU profiles of Express 5 routes: ${rounds} round(s) of ${seconds} s per route, sampling every ${interval} µs`)
 const results = new Map<string, ProfileBreakdown[]>(ROUTES.map((route) => [route.name, []]))
-for (let round = 0; round < rounds; round++) {
-  for (const route of round % 2 === 0 ? ROUTES : [...ROUTES].reverse()) results.get(route.name)?.push(await profileRoute(route, round))
+try {
+  for (let round = 0; round < rounds; round++) {
+    for (const route of round % 2 === 0 ? ROUTES : [...ROUTES].reverse()) results.get(route.name)?.push(await profileRoute(route, round))
+  }
+} finally {
+  for (const child of [...children]) await child.stop()
+  rmSync(directory, { recursive: true, force: true })
 }
-for (const child of children) await child.stop()
-rmSync(directory, { recursive: true, force: true })
 
 /** The median over rounds of one kind's µs per request. */
 function kindUs(name: string, kind: string): number {

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { LOAD_CPU, pinSelf, SERVER_CPU } from './cpus.js'
 import { cpuCounters, load1, stealShare } from './machine.js'
 import { frameworks, profile, wanted, wantedFramework } from './profile.js'
-import { children, details, progress, rows, start, stop, us } from './run-context.js'
+import { children, details, progress, rows, start, startIdleSpinners, stop, us } from './run-context.js'
 import type { EmulatorReady } from './servers/emulator.js'
 import { formatRatio } from './stats.js'
 import type { HotPathResult } from './suites/hot-path.js'
@@ -57,15 +57,7 @@ async function main(): Promise<void> {
   )
   const loadBefore = load1()
   const countersBefore = cpuCounters()
-  // On a VM an idle vCPU is halted and can take milliseconds to come back: keep both busy
-  // at the lowest priority (see servers/idle-spinner.ts). Without chrt, run without them.
-  for (const cpu of [LOAD_CPU, SERVER_CPU]) {
-    try {
-      await start('./servers/idle-spinner.js', [], cpu, [], true)
-    } catch {
-      progress(`  note: could not start an idle spinner on CPU ${cpu} (chrt missing?); latency figures will include vCPU wake-ups`)
-    }
-  }
+  await startIdleSpinners()
   if (loadBefore > 1.5)
     progress(`  note: load average ${loadBefore.toFixed(2)} before the run: other processes compete for the cores, figures will be noisy`)
 

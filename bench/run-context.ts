@@ -7,7 +7,7 @@
  */
 import { type AddressInfo, createServer } from 'node:net'
 import { type Child, startChild } from './child.js'
-import { SERVER_CPU } from './cpus.js'
+import { LOAD_CPU, SERVER_CPU } from './cpus.js'
 import type { ServerConfig, ServerReady } from './servers/config.js'
 import { failuresOf, type RoundResults } from './suites/throughput.js'
 import type { Row } from './table.js'
@@ -83,5 +83,20 @@ export function checkFailures(results: RoundResults): void {
   for (const name of results.keys()) {
     const failed = failuresOf(results, name)
     if (failed > 0) throw new Error(`${name}: ${failed} failed requests`)
+  }
+}
+
+/**
+ * Starts an idle spinner at the lowest priority on the load generator's CPU and the
+ * server's (see servers/idle-spinner.ts): on a VM an idle vCPU is halted and can take
+ * milliseconds to come back. Without `chrt` the run goes on without them, and says so.
+ */
+export async function startIdleSpinners(): Promise<void> {
+  for (const cpu of [LOAD_CPU, SERVER_CPU]) {
+    try {
+      await start('./servers/idle-spinner.js', [], cpu, [], true)
+    } catch {
+      progress(`  note: could not start an idle spinner on CPU ${cpu} (chrt missing?); latency figures will include vCPU wake-ups`)
+    }
   }
 }
