@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { DEFAULT_TIMEOUT } from '../src/client-options.js'
+import { DEFAULT_TIMEOUT } from '../src/client/options.js'
 import type { Decision, DecisionReason } from '../src/decision/types.js'
 import { InvalidArgumentError } from '../src/errors.js'
-import { DEFAULT_ROLES } from '../src/membership.js'
-import { group } from '../src/requirements.js'
+import { DEFAULT_ROLES } from '../src/decision/membership.js'
+import { group } from '../src/decision/requirements.js'
 import { createMembershipResolver } from '../src/resolver/index.js'
 import type { Command } from './command.js'
 import { EXIT_DENIED, EXIT_OK } from './exit-codes.js'

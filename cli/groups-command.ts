@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { createGroupsClient } from '../src/client.js'
-import { DEFAULT_TIMEOUT } from '../src/client-options.js'
-import { isActiveAt } from '../src/membership.js'
-import { localize } from '../src/translatable.js'
+import { createGroupsClient } from '../src/client/groups-client.js'
+import { DEFAULT_TIMEOUT } from '../src/client/options.js'
+import { isActiveAt } from '../src/decision/membership.js'
+import { localize } from '../src/client/translatable.js'
 import type { GroupWithMembership } from '../src/types.js'
 import type { Command } from './command.js'
 import { EXIT_OK } from './exit-codes.js'

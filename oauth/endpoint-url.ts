@@ -7,8 +7,8 @@
  * @module
  */
 
-export { isLoopbackHost } from '../src/loopback-host.js'
-import { isLoopbackHost } from '../src/loopback-host.js'
+export { isLoopbackHost } from '../src/client/loopback-host.js'
+import { isLoopbackHost } from '../src/client/loopback-host.js'
 
 /**
  * Why `value` cannot be used as an endpoint the client calls, or `undefined` when it can:

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { createCircuitBreaker } from '../src/circuit-breaker.js'
+import { createCircuitBreaker } from '../src/resolver/gate/circuit-breaker.js'
 import type { SharedCacheSignal } from '../src/shared-cache.js'
 import type { RedisClientLike } from './client.js'
 

@@ -5,8 +5,8 @@
 //   with the repo's strict tsconfig. A block may use two names without declaring them:
 //   `baseUrl` (string) and `token` (string); everything else it imports or declares.
 // - A block that names an example file on its first line (`// examples/...`) is an excerpt:
-//   test/readme.test.ts checks that its lines are lines of that example, and the examples
-//   are type-checked and run by test/examples.test.ts. It is counted, not compiled here.
+//   test/package/readme.test.ts checks that its lines are lines of that example, and the examples
+//   are type-checked and run by test/package/examples.test.ts. It is counted, not compiled here.
 // - ```ts ignore opts a block out. Use it only for fragments that cannot stand alone (a
 //   signature listing, a line of a larger program); the count of ignored blocks is printed.
 //
@@ -108,7 +108,7 @@ try {
   else {
     for (const error of errors) console.error(error)
     console.log(
-      `doc snippets: ${counts.checked} type-checked, ${counts.excerpts} example excerpts (checked by test/readme.test.ts), ${counts.ignored} marked ignore` +
+      `doc snippets: ${counts.checked} type-checked, ${counts.excerpts} example excerpts (checked by test/package/readme.test.ts), ${counts.ignored} marked ignore` +
         (errors.length > 0 ? `; ${errors.length} error lines` : ''),
     )
   }

@@ -33,7 +33,7 @@ export {
   type GuardCore,
   type GuardOptions,
   type VootContext,
-} from './guard.js'
+} from './guard/guard.js'
 export {
   createHttpErrorRenderer,
   quoteHeaderValue,
@@ -42,7 +42,7 @@ export {
   type HttpErrorCode,
   type HttpErrorRenderer,
   type HttpErrorRendererOptions,
-} from './http-error.js'
-export { authorizationOf, type RequestHeaders } from './authorization-header.js'
-export { splitGuardOptions } from './adapter-options.js'
-export { answerResponse, authorizationOfHeaders, isHttpError, withResponse, type HeaderReader, type HttpError } from './adapter-web.js'
+} from './guard/http-error.js'
+export { authorizationOf, type RequestHeaders } from './guard/authorization-header.js'
+export { splitGuardOptions } from './guard/adapter-options.js'
+export { answerResponse, authorizationOfHeaders, isHttpError, withResponse, type HeaderReader, type HttpError } from './guard/adapter-web.js'

@@ -16,8 +16,8 @@
  *
  * @module
  */
-export { createGroupsClient, type CallOptions, type GroupsClient } from './client.js'
-export type { GroupsClientOptions } from './client-options.js'
+export { createGroupsClient, type CallOptions, type GroupsClient } from './client/groups-client.js'
+export type { GroupsClientOptions } from './client/options.js'
 export {
   createMembershipResolver,
   MISCONFIGURED_WARNING,
@@ -47,11 +47,11 @@ export {
   type PredicateRequirement,
   type Requirement,
   type RequirementContext,
-} from './requirements.js'
-export type { CircuitBreakerOptions, CircuitState } from './circuit-breaker.js'
+} from './decision/requirements.js'
+export type { CircuitBreakerOptions, CircuitState } from './resolver/gate/circuit-breaker.js'
 export type { Decision, DecisionReason } from './decision/types.js'
-export { DEFAULT_ROLES, isActiveAt, judgeMembership, type MembershipVerdict } from './membership.js'
-export type { GuardOptions, VootContext, FoundToken } from './guard.js'
+export { DEFAULT_ROLES, isActiveAt, judgeMembership, type MembershipVerdict } from './decision/membership.js'
+export type { GuardOptions, VootContext, FoundToken } from './guard/guard.js'
 export type {
   SharedAnswerKind,
   SharedCache,
@@ -88,6 +88,6 @@ export {
 } from './errors.js'
 export { extractBearerToken, isWellFormedToken, MAX_TOKEN_LENGTH } from './token.js'
 export { assertGroupId, encodeGroupId, MAX_GROUP_ID_LENGTH } from './group-id.js'
-export { localize } from './translatable.js'
+export { localize } from './client/translatable.js'
 export { VERSION } from './version.js'
 export type { Group, GroupType, GroupWithMembership, MemberEntry, Membership, Translatable } from './types.js'

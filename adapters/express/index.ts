@@ -29,7 +29,7 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
-import { setVoot } from '../../src/request-voot.js'
+import { setVoot } from '../../src/guard/request-voot.js'
 
 declare global {
   // Declaration merging is how Express types request extensions.

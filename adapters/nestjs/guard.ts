@@ -9,7 +9,7 @@ import type { VootContext } from '../../src/adapter-kit.js'
 import type { VootError } from '../../src/index.js'
 import { VOOT_GUARD_CORE, type NestGuardCore, type NestHttpRequest } from './core.js'
 import { routeRequirement, type RouteRequirement } from './decorators.js'
-import { setVoot } from '../../src/request-voot.js'
+import { setVoot } from '../../src/guard/request-voot.js'
 
 /**
  * Allows a request when the route's voot requirements hold (its class's and its method's

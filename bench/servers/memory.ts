@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createMembershipResolver, group, type GroupsClient } from '../../src/index.js'
-import { parseJson, parseMyGroups } from '../../src/parse.js'
+import { parseJson, parseMyGroups } from '../../src/client/parse.js'
 import { ORG_ID, SCHOOL_GROUP_ID, startEmulator } from '../../testing/index.js'
 import { serveParent } from './ipc.js'
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { LRUCache } from 'lru-cache'
-import { createCacheKeys } from '../../src/cache-key.js'
+import { createCacheKeys } from '../../src/resolver/store/cache-key.js'
 import { createGuardCore, type Credentials } from '../../src/adapter-kit.js'
 import { evaluate, UNKNOWN, type DecisionView } from '../../src/decision/evaluate.js'
 import { indexGroups, type GroupsIndex } from '../../src/decision/groups-index.js'

@@ -1,5 +1,5 @@
 // The few lines that let the shared cache tier use an ioredis client instead of node-redis
-// (docs/redis.md shows them; test/redis-ioredis.test.ts runs them against a real Redis).
+// (docs/redis.md shows them; test/redis/ioredis.test.ts runs them against a real Redis).
 import type { Redis } from 'ioredis'
 import type { RedisClientLike } from 'voot-guard/redis'
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PredicateRequirement, Requirement, RequirementContext } from '../requirements.js'
+import type { PredicateRequirement, Requirement, RequirementContext } from './requirements.js'
 import type { Membership } from '../types.js'
 import { evaluate, LookupFailure, Needs, UNKNOWN, type DecisionView } from './evaluate.js'
 import type { GroupsIndex } from './groups-index.js'

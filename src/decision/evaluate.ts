@@ -16,8 +16,8 @@
  *
  * @module
  */
-import { judgeMembership } from '../membership.js'
-import { describeRequirement, type PredicateRequirement, type Requirement } from '../requirements.js'
+import { judgeMembership } from './membership.js'
+import { describeRequirement, type PredicateRequirement, type Requirement } from './requirements.js'
 import type { Membership } from '../types.js'
 import { findListed, type GroupsIndex } from './groups-index.js'
 import type { Decision, DecisionReason } from './types.js'

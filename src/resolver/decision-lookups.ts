@@ -4,12 +4,12 @@
  *
  * @module
  */
-import type { GroupsClient } from '../client.js'
+import type { GroupsClient } from '../client/groups-client.js'
 import { decide, type DecisionLookups } from '../decision/decide.js'
 import type { GroupsIndex } from '../decision/groups-index.js'
 import { InvalidArgumentError } from '../errors.js'
 import { assertGroupId } from '../group-id.js'
-import { group, type RequirementContext } from '../requirements.js'
+import { group, type RequirementContext } from '../decision/requirements.js'
 import type { AuthorizeContext } from '../tracing-channels.js'
 import type { Membership } from '../types.js'
 import type { Lookup, ResolveOptions } from './lookups.js'

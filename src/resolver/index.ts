@@ -8,21 +8,21 @@
  *
  * @module
  */
-import { createGroupsClient, type GroupsClient } from '../client.js'
+import { createGroupsClient, type GroupsClient } from '../client/groups-client.js'
 import { decide } from '../decision/decide.js'
 import type { Decision } from '../decision/types.js'
 import { InvalidArgumentError, InvalidTokenError, UpstreamError, type UpstreamErrorCode } from '../errors.js'
 import { assertGroupId } from '../group-id.js'
-import { isRequirement, rolesOf, type Requirement } from '../requirements.js'
+import { isRequirement, rolesOf, type Requirement } from '../decision/requirements.js'
 import type { GroupWithMembership } from '../types.js'
-import { createAnswerStore } from './answer-store.js'
+import { createAnswerStore } from './store/answer-store.js'
 import { createDecisionLookups } from './decision-lookups.js'
 import { createLookups, type ResolveOptions } from './lookups.js'
 import { createMisconfigurationNotice, misconfigurationHint } from './misconfiguration.js'
 import { resolveResolverOptions, type MembershipResolverOptions } from './options.js'
 import { createTelemetry, traceDecision, traceWarmDecision } from './telemetry.js'
 import type { MembershipResolver } from './types.js'
-import { createUpstreamGate } from './upstream-gate.js'
+import { createUpstreamGate } from './gate/upstream-gate.js'
 import { createWarmView } from './warm-view.js'
 
 /** How long after an upstream failure `health()` still reads `degraded`. */

@@ -7,11 +7,11 @@
  */
 import { InvalidTokenError, UpstreamError, VootError } from '../errors.js'
 import type { SharedCache, SharedCacheKey, SharedEntry } from '../shared-cache.js'
-import { tokenExpiry } from '../token-expiry.js'
+import { tokenExpiry } from './store/token-expiry.js'
 import type { AuthorizeContext, CacheTier, ResolveContext } from '../tracing-channels.js'
-import type { AnswerKind, AnswerStore } from './answer-store.js'
+import type { AnswerKind, AnswerStore } from './store/answer-store.js'
 import type { Place, Telemetry } from './telemetry.js'
-import { waitFor, type Flight, type UpstreamGate } from './upstream-gate.js'
+import { waitFor, type Flight, type UpstreamGate } from './gate/upstream-gate.js'
 
 /**
  * Per-call options of the resolver.

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { circuitBreakerOption, type CircuitBreakerOptions } from '../circuit-breaker.js'
-import type { GroupsClient } from '../client.js'
-import { DEFAULT_TIMEOUT, MAX_TIMEOUT, type GroupsClientOptions } from '../client-options.js'
+import { circuitBreakerOption, type CircuitBreakerOptions } from './gate/circuit-breaker.js'
+import type { GroupsClient } from '../client/groups-client.js'
+import { DEFAULT_TIMEOUT, MAX_TIMEOUT, type GroupsClientOptions } from '../client/options.js'
 import { InvalidOptionError } from '../errors.js'
-import { DEFAULT_ROLES } from '../membership.js'
+import { DEFAULT_ROLES } from '../decision/membership.js'
 import { functionOption, integerOption, objectOption } from '../option-checks.js'
 import type { SharedCache } from '../shared-cache.js'
 import type { ResolverEvent } from './telemetry.js'

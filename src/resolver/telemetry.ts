@@ -7,9 +7,9 @@
  * @module
  */
 import { channel, tracingChannel } from 'node:diagnostics_channel'
-import type { CircuitChange } from '../circuit-breaker.js'
+import type { CircuitChange } from './gate/circuit-breaker.js'
 import type { Decision } from '../decision/types.js'
-import { describeRequirement, type Requirement } from '../requirements.js'
+import { describeRequirement, type Requirement } from '../decision/requirements.js'
 import {
   CHANNELS,
   type AuthorizeContext,

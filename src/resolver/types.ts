@@ -4,11 +4,11 @@
  *
  * @module
  */
-import type { CircuitState } from '../circuit-breaker.js'
-import type { GroupsClient } from '../client.js'
+import type { CircuitState } from './gate/circuit-breaker.js'
+import type { GroupsClient } from '../client/groups-client.js'
 import type { Decision } from '../decision/types.js'
 import type { UpstreamErrorCode } from '../errors.js'
-import type { Requirement } from '../requirements.js'
+import type { Requirement } from '../decision/requirements.js'
 import type { GroupWithMembership, Membership } from '../types.js'
 import type { ResolveOptions } from './lookups.js'
 

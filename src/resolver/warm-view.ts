@@ -9,9 +9,9 @@
 import { evaluate, LookupFailure, Needs, UNKNOWN, type DecisionView } from '../decision/evaluate.js'
 import type { GroupsIndex } from '../decision/groups-index.js'
 import type { Decision } from '../decision/types.js'
-import type { Requirement } from '../requirements.js'
+import type { Requirement } from '../decision/requirements.js'
 import type { Membership } from '../types.js'
-import type { AnswerStore } from './answer-store.js'
+import type { AnswerStore } from './store/answer-store.js'
 import type { Place, Telemetry } from './telemetry.js'
 
 const LIST: Place = Object.freeze({ endpoint: 'me/groups' })

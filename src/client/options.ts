@@ -1,0 +1,187 @@
+/**
+ * Options of the groups client, their defaults and their validation.
+ *
+ * @module
+ */
+import type { Dispatcher } from 'undici'
+import { isLoopbackHost } from './loopback-host.js'
+import { InvalidOptionError } from '../errors.js'
+import { baseUrlOption, integerOption } from '../option-checks.js'
+import { VERSION } from '../version.js'
+
+/**
+ * Default whole-call deadline of one upstream call, in ms.
+ *
+ * @example
+ * ```ts
+ * const timeout = options.timeout ?? DEFAULT_TIMEOUT // 5000
+ * ```
+ */
+export const DEFAULT_TIMEOUT = 5000
+
+/**
+ * Longest accepted `timeout`, in ms (ten minutes).
+ *
+ * @example
+ * ```ts
+ * createGroupsClient({ baseUrl, timeout: MAX_TIMEOUT })
+ * ```
+ */
+export const MAX_TIMEOUT = 600_000
+
+/**
+ * Default `maxResponseBytes` (1 MiB).
+ *
+ * @example
+ * ```ts
+ * createGroupsClient({ baseUrl, maxResponseBytes: 4 * DEFAULT_MAX_RESPONSE_BYTES })
+ * ```
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1 << 20
+
+/**
+ * Largest accepted `maxResponseBytes` (64 MiB).
+ *
+ * @example
+ * ```ts
+ * createGroupsClient({ baseUrl, maxResponseBytes: MAX_MAX_RESPONSE_BYTES })
+ * ```
+ */
+export const MAX_MAX_RESPONSE_BYTES = 64 << 20
+
+/**
+ * Default `User-Agent` header of every upstream call: `voot-guard/<version>`.
+ *
+ * @example
+ * ```ts
+ * createGroupsClient({ baseUrl, userAgent: `my-app/1.0 ${DEFAULT_USER_AGENT}` })
+ * ```
+ */
+export const DEFAULT_USER_AGENT = `voot-guard/${VERSION}`
+
+/**
+ * Options of {@link createGroupsClient}.
+ *
+ * @example
+ * ```ts
+ * const options: GroupsClientOptions = {
+ *   baseUrl: 'https://groups-api.dataporten.no/groups',
+ *   timeout: 3000,
+ * }
+ * ```
+ */
+export interface GroupsClientOptions {
+  /**
+   * The service's `{base_url}`, WITH its `/groups` prefix, such as
+   * `https://groups-api.dataporten.no/groups`. `http:` or `https:` only; no query,
+   * fragment or credentials. A trailing slash is tolerated.
+   */
+  baseUrl: string
+  /** Deadline of one whole call (connect, headers and body), in ms. Integer 1..600000; default 5000. */
+  timeout?: number | undefined
+  /** Largest accepted response body, in bytes. Integer 1..(64 << 20); default 1 MiB (`1 << 20`). */
+  maxResponseBytes?: number | undefined
+  /**
+   * The undici dispatcher for every call (a proxy agent, a `MockAgent` in tests). Default:
+   * a keep-alive undici `Pool` for the base URL's origin (at most 64 connections), created
+   * by the client and closed by {@link voot-guard!GroupsClient.close}. A dispatcher given here is never
+   * closed by the client.
+   */
+  dispatcher?: Dispatcher | undefined
+  /** The `User-Agent` header; default `voot-guard/<version>`. Visible ASCII and spaces, at most 256 characters. */
+  userAgent?: string | undefined
+  /**
+   * Lets a plain `http:` `baseUrl` to a host that is not loopback through. Every bearer
+   * token would cross the network in clear: only for a test rig inside a trusted network.
+   * Default `false` (`http:` only to `localhost`, 127.0.0.0/8 and `[::1]`).
+   */
+  allowInsecureHttp?: boolean | undefined
+}
+
+/**
+ * {@link GroupsClientOptions} after validation, with defaults filled in.
+ *
+ * @example
+ * ```ts
+ * const { origin, basePath } = resolveGroupsClientOptions({ baseUrl: 'https://x.example/groups/' })
+ * // origin 'https://x.example', basePath '/groups'
+ * ```
+ */
+export interface ResolvedGroupsClientOptions {
+  /** The normalised base URL: origin and base path, without a trailing slash. */
+  readonly baseUrl: string
+  /** Scheme, host and port of the base URL. */
+  readonly origin: string
+  /** Path of the base URL without a trailing slash (`''` for the root). */
+  readonly basePath: string
+  readonly timeout: number
+  readonly maxResponseBytes: number
+  /** The caller's dispatcher, or `undefined` when the client should create its own. */
+  readonly dispatcher: Dispatcher | undefined
+  readonly userAgent: string
+}
+
+// Printable ASCII only: anything else in a header value is an injection or encoding risk.
+const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/
+const MAX_USER_AGENT_LENGTH = 256
+
+/**
+ * Validates {@link GroupsClientOptions} and fills in the defaults. Throws
+ * {@link InvalidOptionError} naming the first invalid option.
+ *
+ * @example
+ * ```ts
+ * resolveGroupsClientOptions({ baseUrl: 'ftp://x' }) // throws InvalidOptionError: options.baseUrl: ...
+ * ```
+ */
+export function resolveGroupsClientOptions(options: GroupsClientOptions): ResolvedGroupsClientOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError('baseUrl', 'the options object with a baseUrl is required')
+  }
+  const { origin, basePath } = parseBaseUrl(options.baseUrl)
+  if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
+    throw new InvalidOptionError('allowInsecureHttp', 'must be a boolean')
+  }
+  const { protocol, hostname } = new URL(origin)
+  if (protocol === 'http:' && !isLoopbackHost(hostname) && options.allowInsecureHttp !== true) {
+    throw new InvalidOptionError(
+      'baseUrl',
+      'must use https: (plain http: would send every bearer token in clear; it is allowed for loopback hosts, or with allowInsecureHttp: true inside a trusted network)',
+    )
+  }
+  return {
+    baseUrl: origin + basePath,
+    origin,
+    basePath,
+    timeout: integerOption('timeout', options.timeout, { fallback: DEFAULT_TIMEOUT, min: 1, max: MAX_TIMEOUT }),
+    maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, {
+      fallback: DEFAULT_MAX_RESPONSE_BYTES,
+      min: 1,
+      max: MAX_MAX_RESPONSE_BYTES,
+    }),
+    dispatcher: dispatcherOption(options.dispatcher),
+    userAgent: userAgentOption(options.userAgent),
+  }
+}
+
+function parseBaseUrl(value: unknown): { origin: string; basePath: string } {
+  const url = new URL(baseUrlOption('baseUrl', value))
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') }
+}
+
+function dispatcherOption(value: unknown): Dispatcher | undefined {
+  if (value === undefined) return undefined
+  // Duck-typed: a dispatcher from another copy of undici fails `instanceof` but works.
+  if (typeof value !== 'object' || value === null || typeof (value as Dispatcher).dispatch !== 'function') {
+    throw new InvalidOptionError('dispatcher', 'must be an undici Dispatcher (an object with a dispatch method)')
+  }
+  return value as Dispatcher
+}
+
+function userAgentOption(value: unknown): string {
+  if (value === undefined) return DEFAULT_USER_AGENT
+  if (typeof value !== 'string' || value.length > MAX_USER_AGENT_LENGTH || !HEADER_VALUE.test(value)) {
+    throw new InvalidOptionError('userAgent', `must be 1 to ${MAX_USER_AGENT_LENGTH} visible ASCII characters (spaces allowed inside)`)
+  }
+  return value
+}

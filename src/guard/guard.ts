@@ -1,0 +1,346 @@
+/**
+ * The framework-agnostic guard: token extraction, the resolver's decision, and the HTTP
+ * error contract. Adapters (`voot-guard/express`, `voot-guard/koa`, ...) are thin layers
+ * over it that read a request and write a response.
+ *
+ * @module
+ */
+import type { Decision } from '../decision/types.js'
+import { ForbiddenError, InvalidArgumentError, InvalidOptionError, TokenMalformedError, TokenMissingError } from '../errors.js'
+import { createHttpErrorRenderer, type HttpErrorAnswer } from './http-error.js'
+import {
+  createMembershipResolver,
+  type MembershipResolver,
+  type MembershipResolverOptions,
+  type ResolveOptions,
+  type ResolverHealth,
+} from '../resolver/index.js'
+import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
+import { extractBearerToken, isWellFormedToken } from '../token.js'
+import type { GroupWithMembership, Membership } from '../types.js'
+
+/**
+ * What a request carries after a guard allowed it (`req.voot` in Express,
+ * `ctx.state.voot` in Koa). The token is not part of it; the lookups are bound to it.
+ *
+ * @example
+ * ```ts
+ * app.get('/me', guard.authenticate(), async (req, res) => {
+ *   res.json((await req.voot!.groups()).map((g) => g.id))
+ * })
+ * ```
+ */
+export interface VootContext {
+  /** The decision that let the request through. */
+  readonly decision: Decision
+  /** The user's active groups (`me/groups`, cached). */
+  groups(): Promise<readonly GroupWithMembership[]>
+  /** The user's membership of one group (`me/groups/{id}`, cached), or `null`. */
+  membership(groupId: string): Promise<Membership | null>
+  /** Decides a further requirement for the same user. */
+  check(requirement: Requirement): Promise<Decision>
+}
+
+/**
+ * Options shared by every adapter's `createGuard`: either a `resolver`, or the resolver's
+ * own options (`baseUrl`, `cache`, ...), plus the HTTP details.
+ *
+ * @example
+ * ```ts
+ * const options: GuardOptions = { baseUrl: 'https://groups-api.example.org/groups', realm: 'my-app' }
+ * ```
+ */
+export interface GuardOptions extends MembershipResolverOptions {
+  /** A resolver to share between guards (otherwise one is created from the other options). */
+  resolver?: MembershipResolver
+  /** The realm named in `WWW-Authenticate` challenges. Default `'voot-guard'`. */
+  realm?: string
+  /** Seconds for `Retry-After` on a 503 when the group service gave none. Default `5`. */
+  retryAfter?: number
+  /**
+   * `'respond'` (default) answers errors with the JSON contract; `'delegate'` hands them
+   * to the framework's own error handling (`next(err)` in Express, a thrown error in Koa).
+   * The errors carry `status`, `headers` and `expose` either way.
+   */
+  errorHandling?: 'respond' | 'delegate'
+}
+
+/**
+ * The core of every adapter's guard.
+ *
+ * @example
+ * ```ts
+ * const core = createGuardCore({ baseUrl })
+ * const context = await core.authorize(req.headers.authorization, group('fc:org:example.org'))
+ * ```
+ */
+export interface GuardCore {
+  readonly resolver: MembershipResolver
+  readonly realm: string
+  readonly delegateErrors: boolean
+  /** Validates a requirement once, at route declaration, and returns it. */
+  prepare(requirement: Requirement): Requirement
+  /** The requirement of `requireGroup(id, role?)`. */
+  groupRequirement(groupId: string, role?: string): Requirement
+  /** The requirement of `requireAnyGroup(ids, role?)` / `requireAllGroups(ids, role?)`. */
+  groupsRequirement(mode: 'any' | 'all', groupIds: readonly string[], role?: string): Requirement
+  /**
+   * Reads the token (from an `Authorization` header value, or a token a `getToken`
+   * option found) and decides. Resolves with the {@link VootContext} when allowed; rejects
+   * with an HTTP-shaped `VootError` (realm challenge, `Retry-After`) otherwise, or with
+   * the original error when it is outside the contract (a bug: a 500).
+   */
+  authorize(credentials: Credentials, requirement: Requirement): Promise<VootContext>
+  /**
+   * The synchronous warm path of {@link GuardCore.authorize}: the {@link VootContext} when
+   * fresh cached answers allow the request, `undefined` when `authorize` must decide (a
+   * cache miss, a denial, a missing or malformed token, a resolver without `checkCached`).
+   * Never throws and never calls the group service; adapters try it first so that an
+   * allowed request costs no promise.
+   */
+  authorizeCached(credentials: Credentials, requirement: Requirement): VootContext | undefined
+  /**
+   * The JSON answer for an error `authorize` rejected with, or `undefined` for an error
+   * outside the HTTP contract (a bug, for the framework's error handling to turn into 500).
+   */
+  answer(error: unknown): HttpErrorAnswer | undefined
+}
+
+/**
+ * What a `getToken` option returns: the token, or the token with its expiry (ms since the
+ * epoch, such as `tokenSet.expiresAt` from `voot-guard/oauth`) so that no cached answer
+ * outlives it; `undefined` when the request carries none.
+ *
+ * @example
+ * ```ts
+ * const found: FoundToken = { token: session.accessToken, expiresAt: session.expiresAt }
+ * ```
+ */
+export type FoundToken = string | { readonly token: string; readonly expiresAt?: number | undefined } | undefined
+
+/**
+ * Where the token comes from: the `Authorization` header (default), or a token found
+ * elsewhere by a `getToken` option.
+ *
+ * @example
+ * ```ts
+ * const fromHeader: Credentials = { authorization: 'Bearer abc' }
+ * const fromSession: Credentials = { token: session.accessToken }
+ * ```
+ */
+export type Credentials = { readonly authorization: string | readonly string[] | undefined } | { readonly token: FoundToken }
+
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+/**
+ * Creates a {@link GuardCore}. Options are validated here, once.
+ *
+ * @example
+ * ```ts
+ * const core = createGuardCore({ baseUrl: 'https://groups-api.example.org/groups', realm: 'my-app' })
+ * ```
+ */
+export function createGuardCore(options: GuardOptions): GuardCore {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
+  }
+  const { resolver: given, realm: realmOption, retryAfter: retryOption, errorHandling, ...resolverOptions } = options
+  const realm = realmOption ?? 'voot-guard'
+  if (typeof realm !== 'string' || realm.length === 0 || realm.length > 256 || CONTROL.test(realm)) {
+    throw new InvalidOptionError('realm', 'must be a non-empty string of at most 256 characters without control characters')
+  }
+  const retryAfter = retryOption ?? 5
+  if (typeof retryAfter !== 'number' || !Number.isInteger(retryAfter) || retryAfter < 1 || retryAfter > 86_400) {
+    throw new InvalidOptionError('retryAfter', 'must be an integer number of seconds from 1 to 86400')
+  }
+  if (errorHandling !== undefined && errorHandling !== 'respond' && errorHandling !== 'delegate') {
+    throw new InvalidOptionError('errorHandling', "must be 'respond' or 'delegate'")
+  }
+  let resolver: MembershipResolver
+  if (given !== undefined) {
+    if (typeof given !== 'object' || given === null || typeof given.check !== 'function') {
+      throw new InvalidOptionError('resolver', 'must be a MembershipResolver from createMembershipResolver()')
+    }
+    if (resolverOptions.baseUrl !== undefined) {
+      throw new InvalidOptionError('resolver', 'give either `resolver` or `baseUrl` (with resolver options), not both')
+    }
+    resolver = given
+  } else {
+    resolver = createMembershipResolver(resolverOptions)
+  }
+  const renderer = createHttpErrorRenderer({ realm, retryAfter })
+
+  function prepare(requirement: Requirement): Requirement {
+    resolver.assertRequirement(requirement)
+    return requirement
+  }
+
+  const NO_OPTIONS: ResolveOptions = {}
+
+  /** The token and the per-call options that carry its expiry, when known. */
+  function readToken(credentials: Credentials): { token: string; options: ResolveOptions } {
+    if ('authorization' in credentials) return { token: extractBearerToken(credentials.authorization), options: NO_OPTIONS }
+    const found = credentials.token
+    const token = typeof found === 'object' && found !== null ? found.token : found
+    if (token === undefined || token === null || token === '') throw new TokenMissingError()
+    if (!isWellFormedToken(token)) throw new TokenMalformedError()
+    const expiresAt = typeof found === 'object' && found !== null ? found.expiresAt : undefined
+    if (expiresAt !== undefined && (typeof expiresAt !== 'number' || Number.isNaN(expiresAt))) {
+      throw new InvalidArgumentError('getToken(): expiresAt must be a number of ms since the epoch')
+    }
+    return { token, options: expiresAt === undefined ? NO_OPTIONS : { tokenExpiresAt: expiresAt } }
+  }
+
+  function contextFor(token: string, options: ResolveOptions, decision: Decision): VootContext {
+    return {
+      decision,
+      groups: () => resolver.groups(token, options),
+      membership: (groupId) => resolver.membership(token, groupId, options),
+      check: (requirement) => resolver.check(token, requirement, options),
+    }
+  }
+
+  function fail(error: unknown): never {
+    throw renderer.toHttpError(error) ?? error
+  }
+
+  return {
+    resolver,
+    realm,
+    delegateErrors: errorHandling === 'delegate',
+    prepare,
+    groupRequirement: (groupId, role) => prepare(group(groupId, role)),
+    groupsRequirement(mode, groupIds, role) {
+      if (!Array.isArray(groupIds) || groupIds.length === 0) {
+        throw new InvalidArgumentError('requireAnyGroup()/requireAllGroups(): groupIds must be a non-empty array of group ids')
+      }
+      // Each id is checked by group(), whatever its type.
+      const parts = (groupIds as readonly string[]).map((id) => group(id, role))
+      return prepare(mode === 'any' ? anyOf(...parts) : allOf(...parts))
+    },
+    authorize(credentials, requirement) {
+      let token: string
+      let options: ResolveOptions
+      try {
+        ;({ token, options } = readToken(credentials))
+      } catch (error) {
+        return Promise.reject(renderer.toHttpError(error) ?? error)
+      }
+      return resolver.check(token, requirement, options).then((decision) => {
+        if (!decision.allowed) {
+          const forbidden = new ForbiddenError()
+          throw renderer.toHttpError(forbidden) ?? forbidden
+        }
+        return contextFor(token, options, decision)
+      }, fail)
+    },
+    authorizeCached(credentials, requirement) {
+      if (resolver.checkCached === undefined) return undefined
+      let token: string
+      let options: ResolveOptions
+      if ('authorization' in credentials) {
+        // A request without the header is answered by `authorize`; no error is built twice.
+        if (typeof credentials.authorization !== 'string') return undefined
+        options = NO_OPTIONS
+        try {
+          token = extractBearerToken(credentials.authorization)
+        } catch {
+          return undefined
+        }
+      } else {
+        try {
+          ;({ token, options } = readToken(credentials))
+        } catch {
+          return undefined
+        }
+      }
+      const decision = resolver.checkCached(token, requirement, options)
+      return decision?.allowed === true ? contextFor(token, options, decision) : undefined
+    },
+    answer: (error) => renderer.answer(error),
+  }
+}
+
+/**
+ * Builds an adapter's reader of {@link Credentials}: the `Authorization` header by
+ * default, or the adapter's `getToken` option (validated here, at creation).
+ *
+ * @example
+ * ```ts
+ * const credentialsOf = createCredentialsReader(options.getToken, (req: Request) => authorizationOf(req))
+ * core.authorize(credentialsOf(req), requirement)
+ * ```
+ */
+export function createCredentialsReader<R>(
+  getToken: ((request: R) => FoundToken) | undefined,
+  authorizationOf: (request: R) => string | readonly string[] | undefined,
+): (request: R) => Credentials {
+  if (getToken === undefined) return (request) => ({ authorization: authorizationOf(request) })
+  if (typeof getToken !== 'function') throw new InvalidOptionError('getToken', 'must be a function')
+  return (request) => ({ token: getToken(request) })
+}
+
+/**
+ * The requirement behind every adapter's `authenticate()`.
+ *
+ * @example
+ * ```ts
+ * const context = await core.authorize({ authorization: req.headers.authorization }, AUTHENTICATED)
+ * ```
+ */
+export const AUTHENTICATED: Requirement = authenticated()
+
+/**
+ * The guard factories every adapter offers, for a framework whose middleware type is `M`.
+ *
+ * @example
+ * ```ts
+ * const guard: Guards<RequestHandler> = createGuard({ baseUrl })
+ * app.get('/staff', guard.requireGroup('fc:org:example.org', 'admin'), handler)
+ * ```
+ */
+export interface Guards<M> {
+  /** The resolver behind the guards (for `invalidate`, `stats`, direct checks). */
+  readonly resolver: MembershipResolver
+  /** Active membership of `groupId` with at least `role` (default any role). */
+  requireGroup(groupId: string, role?: string): M
+  /** Active membership of at least one of `groupIds` with at least `role`. */
+  requireAnyGroup(groupIds: readonly string[], role?: string): M
+  /** Active membership of every one of `groupIds` with at least `role`. */
+  requireAllGroups(groupIds: readonly string[], role?: string): M
+  /** Any requirement built with `group`, `anyOf`, `allOf`, `groupOfType`, `where`. */
+  require(requirement: Requirement): M
+  /** A valid personal token with the groups scope, nothing more. */
+  authenticate(): M
+  /** What a readiness probe needs: the resolver's {@link MembershipResolver.health}. */
+  health(): ResolverHealth
+  /**
+   * Resolves once the group service answered like one (`resolver.verify()`); rejects with
+   * an `UpstreamError` naming the likely mistake otherwise. Await it at start-up to fail
+   * there instead of on the first user.
+   */
+  ready(options?: { signal?: AbortSignal }): Promise<void>
+}
+
+/**
+ * Builds the {@link Guards} of an adapter from its one framework-specific piece: a function
+ * that turns a validated requirement into a middleware. Requirements are validated here,
+ * when the route is declared.
+ *
+ * @example
+ * ```ts
+ * const guards = createGuards(core, (requirement) => (req, res, next) => { ... })
+ * ```
+ */
+export function createGuards<M>(core: GuardCore, middleware: (requirement: Requirement) => M): Guards<M> {
+  return {
+    resolver: core.resolver,
+    requireGroup: (groupId, role) => middleware(core.groupRequirement(groupId, role)),
+    requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role)),
+    requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role)),
+    require: (requirement) => middleware(core.prepare(requirement)),
+    authenticate: () => middleware(AUTHENTICATED),
+    health: () => core.resolver.health(),
+    ready: (options) => core.resolver.verify(options),
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * An opt-in circuit breaker for the group service.
+ *
+ * When the service is down, every cache miss would otherwise wait for its own timeout and
+ * add load to a service that is trying to come back. After `failureThreshold` failures in
+ * a row the circuit opens: calls fail at once (503 `ERR_UPSTREAM_CIRCUIT_OPEN`) for
+ * `cooldown` ms. Then exactly one probe call is let through; its success closes the
+ * circuit, its failure opens it again for another cool-down.
+ *
+ * Only failures of the service count (network, timeout, 5xx, 429, redirect, bad body).
+ * Answers about a token or a group (401, 403, 404, other 4xx) prove the service works, so
+ * nobody can open the circuit by spraying bad tokens or unknown group ids.
+ *
+ * @module
+ */
+import { InvalidOptionError, UpstreamError } from '../../errors.js'
+import { integerOption, objectOption } from '../../option-checks.js'
+
+/**
+ * Options of the circuit breaker (the resolver's `circuitBreaker` option).
+ *
+ * @example
+ * ```ts
+ * createMembershipResolver({ baseUrl, circuitBreaker: { failureThreshold: 5, cooldown: 30_000 } })
+ * ```
+ */
+export interface CircuitBreakerOptions {
+  /** Upstream failures in a row that open the circuit. Integer 1..1000; default `5`. */
+  failureThreshold?: number
+  /** How long the circuit stays open before one probe is let through, in ms. Integer 1..3600000; default `30_000`. */
+  cooldown?: number
+}
+
+/**
+ * The state of a circuit: `closed` (calls go through), `open` (calls fail at once), or
+ * `half-open` (one probe is under way or may start).
+ *
+ * @example
+ * ```ts
+ * if (resolver.stats().circuit === 'open') metrics.gauge('groups.circuit_open', 1)
+ * ```
+ */
+export type CircuitState = 'closed' | 'open' | 'half-open'
+
+/**
+ * A change of state, reported to `onChange`.
+ *
+ * @example
+ * ```ts
+ * const onChange = (change: CircuitChange) => { if (change.state === 'open') alert(change.failures) }
+ * ```
+ */
+export type CircuitChange =
+  | { readonly state: 'open'; readonly failures: number; readonly cooldownMs: number }
+  | { readonly state: 'half-open' }
+  | { readonly state: 'closed' }
+
+/**
+ * The right to make one upstream call, to be settled exactly once with its outcome.
+ *
+ * @example
+ * ```ts
+ * const permit = breaker.admit()
+ * if (permit !== undefined) call().then(() => permit.settle('success'), (e) => permit.settle(circuitOutcome(e)))
+ * ```
+ */
+export interface CircuitPermit {
+  /** `success`: the service answered; `failure`: it failed; `neutral`: the call proves nothing either way. */
+  settle(outcome: CircuitOutcome): void
+}
+
+/**
+ * What a settled call says about the service.
+ *
+ * @example
+ * ```ts
+ * permit.settle(circuitOutcome(error))
+ * ```
+ */
+export type CircuitOutcome = 'success' | 'failure' | 'neutral'
+
+/**
+ * A circuit breaker. Created by {@link createCircuitBreaker}.
+ *
+ * @example
+ * ```ts
+ * const permit = breaker.admit()
+ * if (permit === undefined) throw breaker.openError('me/groups')
+ * ```
+ */
+export interface CircuitBreaker {
+  /** The state now (an open circuit past its cool-down reads as `half-open`). */
+  readonly state: CircuitState
+  /** A permit for one call, or `undefined` when the circuit refuses it. */
+  admit(): CircuitPermit | undefined
+  /** The error for a refused call, with the rest of the cool-down as `retryAfter`. */
+  openError(endpoint: string): UpstreamError
+}
+
+/**
+ * Settings of {@link createCircuitBreaker}, validated.
+ *
+ * @example
+ * ```ts
+ * const settings: CircuitBreakerSettings = { failureThreshold: 5, cooldown: 30_000, now: Date.now }
+ * ```
+ */
+export interface CircuitBreakerSettings {
+  readonly failureThreshold: number
+  readonly cooldown: number
+  /** Clock in ms since the epoch. */
+  readonly now: () => number
+  /** Told of every change of state. Exceptions it throws are ignored. */
+  readonly onChange?: (change: CircuitChange) => void
+}
+
+/** Default `failureThreshold`. */
+const DEFAULT_FAILURE_THRESHOLD = 5
+/** Default `cooldown`, in ms. */
+const DEFAULT_COOLDOWN = 30_000
+
+/**
+ * Validates the resolver's `circuitBreaker` option: `undefined` or `false` (off, the
+ * default), `true` (on with the defaults) or {@link CircuitBreakerOptions}. Returns the
+ * settings, or `undefined` when the breaker is off. Throws `InvalidOptionError` naming
+ * the option.
+ *
+ * @example
+ * ```ts
+ * circuitBreakerOption(true) // { failureThreshold: 5, cooldown: 30_000 }
+ * ```
+ */
+export function circuitBreakerOption(value: unknown): Required<CircuitBreakerOptions> | undefined {
+  if (value === undefined || value === false) return undefined
+  if (value === true) return { failureThreshold: DEFAULT_FAILURE_THRESHOLD, cooldown: DEFAULT_COOLDOWN }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidOptionError('circuitBreaker', 'must be true, false or an object { failureThreshold, cooldown }')
+  }
+  const options = objectOption<CircuitBreakerOptions>('circuitBreaker', value)
+  for (const key of Object.keys(options)) {
+    if (key !== 'failureThreshold' && key !== 'cooldown') {
+      throw new InvalidOptionError(`circuitBreaker.${key}`, 'is not an option of the circuit breaker')
+    }
+  }
+  return {
+    failureThreshold: integerOption('circuitBreaker.failureThreshold', options.failureThreshold, {
+      fallback: DEFAULT_FAILURE_THRESHOLD,
+      min: 1,
+      max: 1000,
+    }),
+    cooldown: integerOption('circuitBreaker.cooldown', options.cooldown, { fallback: DEFAULT_COOLDOWN, min: 1, max: 3_600_000 }),
+  }
+}
+
+/**
+ * What an upstream call's result says about the service: `failure` for an
+ * `UpstreamError` the service caused, `success` for an answer (including 401, 403 and
+ * 404), `neutral` for anything that never reached it.
+ *
+ * @example
+ * ```ts
+ * circuitOutcome(new InvalidTokenError()) // 'success': the service answered
+ * ```
+ */
+export function circuitOutcome(error: unknown): CircuitOutcome {
+  if (!(error instanceof UpstreamError)) {
+    // A 401 or 403 from the service is an answer; a malformed token, a bad group id or an
+    // abort never reached it.
+    const code = (error as { code?: unknown } | null)?.code
+    return code === 'ERR_TOKEN_INVALID' || code === 'ERR_INSUFFICIENT_SCOPE' ? 'success' : 'neutral'
+  }
+  // Other 4xx answers are about the request (an odd token or id), not the service's health.
+  const status = error.upstreamStatus
+  if (error.code === 'ERR_UPSTREAM_STATUS' && status !== undefined && status >= 400 && status < 500) return 'success'
+  // Fast failures made here (overload, an open circuit) say nothing about the service.
+  if (error.code === 'ERR_UPSTREAM_OVERLOADED' || error.code === 'ERR_UPSTREAM_CIRCUIT_OPEN') return 'neutral'
+  return 'failure'
+}
+
+/**
+ * Creates a {@link CircuitBreaker}, closed.
+ *
+ * @example
+ * ```ts
+ * const breaker = createCircuitBreaker({ failureThreshold: 5, cooldown: 30_000, now: Date.now })
+ * const permit = breaker.admit()
+ * ```
+ */
+export function createCircuitBreaker(settings: CircuitBreakerSettings): CircuitBreaker {
+  const { failureThreshold, cooldown, now, onChange } = settings
+  let state: 'closed' | 'open' | 'half-open' = 'closed'
+  let failures = 0
+  let openedAt = 0
+  let probing = false
+  // Permits of an earlier period (before the circuit last opened) are ignored, so a slow
+  // call started while closed cannot close or re-open the circuit later.
+  let period = 0
+
+  function tell(change: CircuitChange): void {
+    try {
+      onChange?.(change)
+    } catch {
+      // A logging hook must never change an authorization outcome.
+    }
+  }
+
+  function open(at: number): void {
+    state = 'open'
+    openedAt = at
+    probing = false
+    period++
+    tell({ state: 'open', failures, cooldownMs: cooldown })
+  }
+
+  function refresh(at: number): void {
+    if (state === 'open' && at - openedAt >= cooldown) {
+      state = 'half-open'
+      tell({ state: 'half-open' })
+    }
+  }
+
+  function permit(of: number, probe: boolean): CircuitPermit {
+    let settled = false
+    return {
+      settle(outcome) {
+        if (settled) return
+        settled = true
+        if (of !== period) return
+        if (probe) {
+          probing = false
+          if (outcome === 'success') {
+            state = 'closed'
+            failures = 0
+            period++
+            tell({ state: 'closed' })
+          } else if (outcome === 'failure') {
+            failures++
+            open(now())
+          }
+          return
+        }
+        if (state !== 'closed') return
+        if (outcome === 'success') failures = 0
+        else if (outcome === 'failure' && ++failures >= failureThreshold) open(now())
+      },
+    }
+  }
+
+  return {
+    get state() {
+      refresh(now())
+      return state
+    },
+
+    admit() {
+      refresh(now())
+      if (state === 'closed') return permit(period, false)
+      if (state === 'open' || probing) return undefined
+      probing = true
+      return permit(period, true)
+    },
+
+    openError(endpoint) {
+      const left = state === 'open' ? Math.max(0, openedAt + cooldown - now()) : 0
+      return new UpstreamError('ERR_UPSTREAM_CIRCUIT_OPEN', 'The group service is failing; calls are paused for a while', {
+        endpoint,
+        retryAfter: Math.max(1, Math.ceil(left / 1000)),
+      })
+    },
+  }
+}

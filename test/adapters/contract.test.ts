@@ -1,0 +1,251 @@
+/**
+ * The HTTP contract of DESIGN.md section 4, row by row, on real servers for every framework
+ * of FRAMEWORKS in test/support/apps.ts, against the emulator on loopback.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { request } from 'undici'
+import { startEmulator, type Emulator } from '../../testing/index.js'
+import { FRAMEWORKS, ORG, startApp, type RunningApp } from '../support/apps.js'
+
+let emulator: Emulator
+
+beforeAll(async () => {
+  emulator = await startEmulator()
+})
+afterAll(async () => {
+  await emulator.close()
+})
+afterEach(() => {
+  emulator.faults.clear()
+})
+
+async function get(url: string, headers: Record<string, string> = {}) {
+  const response = await request(url, { headers })
+  const text = await response.body.text()
+  return { status: response.statusCode, headers: response.headers, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined }
+}
+
+describe.each(FRAMEWORKS)('%s adapter', (framework) => {
+  let app: RunningApp
+  let delegating: RunningApp
+  const realm = 'test "realm" \\ x'
+  const quotedRealm = 'Bearer realm="test \\"realm\\" \\\\ x"'
+
+  beforeAll(async () => {
+    app = await startApp(framework, { baseUrl: emulator.baseUrl, realm, cache: { ttl: 60_000 }, timeout: 1000 })
+    delegating = await startApp(framework, { baseUrl: emulator.baseUrl, realm: 'r', errorHandling: 'delegate', timeout: 1000 })
+  })
+  afterAll(async () => {
+    await app.close()
+    await delegating.close()
+  })
+
+  function expectJsonError(res: Awaited<ReturnType<typeof get>>, status: number, error: string) {
+    expect(res.status).toBe(status)
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(res.json).toMatchObject({ error })
+    expect(typeof res.json?.error_description).toBe('string')
+  }
+
+  it('allows a member and hands the decision and lazy groups to the handler', async () => {
+    const before = app.handlerCalls
+    const res = await get(`${app.url}/admin`, { authorization: `Bearer ${emulator.issueToken('alice')}` })
+    expect(res.status).toBe(200)
+    expect(res.json).toMatchObject({ ok: true, reason: 'member' })
+    expect(res.json?.groupCount).toBeGreaterThan(0)
+    expect(app.handlerCalls).toBe(before + 1)
+  })
+
+  it.each([
+    ['no Authorization header', {}],
+    ['a Basic scheme', { authorization: 'Basic YWxpY2U6c2VjcmV0' }],
+    ['a Bearer-like scheme name', { authorization: 'Bearerxyz abc' }],
+  ])('401 without an error attribute for %s', async (_label, headers) => {
+    const before = app.handlerCalls
+    const res = await get(`${app.url}/admin`, headers)
+    expectJsonError(res, 401, 'unauthorized')
+    expect(res.headers['www-authenticate']).toBe(quotedRealm)
+    expect(app.handlerCalls).toBe(before)
+  })
+
+  it.each([
+    ['an empty token', 'Bearer '],
+    ['a lone scheme', 'Bearer'],
+    ['characters outside b64token', 'Bearer abc$def'],
+    ['a space inside the token', 'Bearer abc def'],
+    ['padding in the middle', 'Bearer ab=cd'],
+    ['a token over 4096 characters', `Bearer ${'a'.repeat(4097)}`],
+  ])('400 invalid_request for %s', async (_label, authorization) => {
+    const before = app.handlerCalls
+    const calls = emulator.count()
+    const res = await get(`${app.url}/admin`, { authorization })
+    expectJsonError(res, 400, 'invalid_request')
+    expect(res.headers['www-authenticate']).toBe(`${quotedRealm}, error="invalid_request"`)
+    expect(app.handlerCalls).toBe(before)
+    expect(emulator.count()).toBe(calls)
+  })
+
+  it('400 invalid_request for two Authorization headers (Node would keep only the first)', async () => {
+    const before = app.handlerCalls
+    const calls = emulator.count()
+    const alice = `Bearer ${emulator.issueToken('alice')}`
+    // Warm: a cached answer for the first token must not let the pair through either.
+    expect((await get(`${app.url}/admin`, { authorization: alice })).status).toBe(200)
+    const response = await request(`${app.url}/admin`, { headers: ['authorization', alice, 'Authorization', 'Bearer someone-else'] })
+    const text = await response.body.text()
+    expect(response.statusCode).toBe(400)
+    expect(JSON.parse(text)).toMatchObject({ error: 'invalid_request' })
+    expect(response.headers['www-authenticate']).toBe(`${quotedRealm}, error="invalid_request"`)
+    expect(app.handlerCalls).toBe(before + 1)
+    expect(emulator.count()).toBe(calls + 1)
+  })
+
+  it('401 invalid_token when the group service refuses the token', async () => {
+    const res = await get(`${app.url}/admin`, { authorization: 'Bearer unknown-token-123' })
+    expectJsonError(res, 401, 'invalid_token')
+    expect(res.headers['www-authenticate']).toBe(`${quotedRealm}, error="invalid_token"`)
+    expect(res.text).not.toContain('unknown-token-123')
+  })
+
+  it('403 insufficient_scope for a client-only token', async () => {
+    const res = await get(`${app.url}/admin`, { authorization: `Bearer ${emulator.issueClientToken()}` })
+    expectJsonError(res, 403, 'insufficient_scope')
+    expect(res.headers['www-authenticate']).toBe(`${quotedRealm}, error="insufficient_scope", scope="groups"`)
+  })
+
+  it('403 insufficient_scope for a token without the groups scope', async () => {
+    const token = emulator.issueToken('alice', { scopes: ['openid', 'userid'] })
+    const res = await get(`${app.url}/admin`, { authorization: `Bearer ${token}` })
+    expectJsonError(res, 403, 'insufficient_scope')
+  })
+
+  it('403 forbidden without a challenge when the requirement is not met, listing no groups', async () => {
+    const before = app.handlerCalls
+    const res = await get(`${app.url}/admin`, { authorization: `Bearer ${emulator.issueToken('bob')}` })
+    expectJsonError(res, 403, 'forbidden')
+    expect(res.headers['www-authenticate']).toBeUndefined()
+    expect(res.text).not.toContain('fc:')
+    expect(app.handlerCalls).toBe(before)
+  })
+
+  it.each([
+    ['a 500', { kind: 'status', status: 500 }],
+    ['a 429', { kind: 'status', status: 429, headers: { 'retry-after': '30' } }],
+    ['invalid JSON', { kind: 'invalid-json' }],
+    ['a redirect', { kind: 'redirect', location: 'http://127.0.0.1:9/steal' }],
+    ['a hang', { kind: 'hang' }],
+    ['a wrong shape', { kind: 'wrong-shape' }],
+    ['a non-JSON body', { kind: 'non-json' }],
+    ['an oversized body', { kind: 'oversized', bytes: 2 << 20 }],
+    ['a reset connection', { kind: 'reset' }],
+  ] as const)('503 with Retry-After when the group service fails with %s', async (_label, fault) => {
+    // An app of its own: a 429 backs the whole service off (it limits per client address),
+    // which would refuse the cold lookups of the rows after it.
+    const failing = await startApp(framework, { baseUrl: emulator.baseUrl, realm, timeout: 1000 })
+    try {
+      const token = emulator.issueToken('alice')
+      emulator.faults.add(fault, { token })
+      const res = await get(`${failing.url}/admin`, { authorization: `Bearer ${token}` })
+      expectJsonError(res, 503, 'temporarily_unavailable')
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
+      if (fault.kind === 'status' && fault.status === 429) expect(res.headers['retry-after']).toBe('30')
+      expect(res.headers['www-authenticate']).toBeUndefined()
+      expect(failing.handlerCalls).toBe(0)
+    } finally {
+      await failing.close()
+    }
+  })
+
+  it('requireAnyGroup, requireAllGroups, authenticate and require work as declared', async () => {
+    const alice = { authorization: `Bearer ${emulator.issueToken('alice')}` }
+    expect((await get(`${app.url}/any`, alice)).status).toBe(200)
+    expect((await get(`${app.url}/all`, alice)).status).toBe(403)
+    expect((await get(`${app.url}/me`, alice)).json).toMatchObject({ reason: 'authenticated' })
+    expect((await get(`${app.url}/custom`, alice)).json).toMatchObject({ reason: 'predicate' })
+    expect((await get(`${app.url}/strict`, alice)).status).toBe(403)
+    const erin = { authorization: `Bearer ${emulator.issueToken('erin')}` }
+    expect((await get(`${app.url}/me`, erin)).status).toBe(200)
+    expect((await get(`${app.url}/custom`, erin)).status).toBe(403)
+  })
+
+  it('hands errors to the framework with status, headers and expose when asked to', async () => {
+    const res = await get(`${delegating.url}/admin`, { authorization: 'Basic x' })
+    expect(res.status).toBe(401)
+    expect(res.json).toEqual({ delegated: 'ERR_TOKEN_MISSING' })
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="r"')
+    const error = delegating.delegated.at(-1) as { status: number; expose: boolean; headers: Record<string, string> }
+    expect(error).toMatchObject({ status: 401, expose: true })
+    const forbidden = await get(`${delegating.url}/admin`, { authorization: `Bearer ${emulator.issueToken('bob')}` })
+    expect(forbidden.json).toEqual({ delegated: 'ERR_FORBIDDEN' })
+  })
+})
+
+it('validates guard arguments when routes are declared', async () => {
+  await expect(startApp('express5', { baseUrl: 'not a url' })).rejects.toThrow(/baseUrl/)
+  const { createGuard } = await import('../../adapters/express/index.js')
+  const guard = createGuard({ baseUrl: emulator.baseUrl })
+  expect(() => guard.requireGroup('..')).toThrow(/refused/)
+  expect(() => guard.requireGroup(ORG, 'emperor')).toThrow(/Unknown role/)
+  expect(() => guard.requireAnyGroup([])).toThrow(/non-empty/)
+  expect(() => createGuard({ baseUrl: emulator.baseUrl, realm: 'a\r\nb' })).toThrow(/realm/)
+})
+
+describe('upstream faults outside the emulator', () => {
+  it('503 when the connection is refused', async () => {
+    const { createServer } = await import('node:http')
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as { port: number }).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    for (const framework of FRAMEWORKS) {
+      const app = await startApp(framework, { baseUrl: `http://127.0.0.1:${port}/groups` })
+      const res = await get(`${app.url}/admin`, { authorization: 'Bearer some-token' })
+      expect(res.status).toBe(503)
+      expect(res.headers['retry-after']).toBe('5')
+      expect(app.handlerCalls).toBe(0)
+      await app.close()
+    }
+  })
+
+  it('never sends the token to a redirect target', async () => {
+    const { createServer } = await import('node:http')
+    const seen: string[] = []
+    const target = createServer((req, res) => {
+      seen.push(`${req.url} ${req.headers.authorization ?? ''}`)
+      res.end('[]')
+    })
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
+    const location = `http://127.0.0.1:${(target.address() as { port: number }).port}/groups/me/groups`
+    const token = emulator.issueToken('alice')
+    for (const status of [301, 302, 307, 308] as const) {
+      emulator.faults.add({ kind: 'redirect', location, status }, { token })
+      const app = await startApp('express5', { baseUrl: emulator.baseUrl })
+      const res = await get(`${app.url}/admin`, { authorization: `Bearer ${token}` })
+      expect(res.status).toBe(503)
+      await app.close()
+      emulator.faults.clear()
+    }
+    expect(seen).toEqual([])
+    await new Promise<void>((resolve) => target.close(() => resolve()))
+  })
+})
+
+describe('hostile group ids reach the group service as one segment or not at all', () => {
+  it.each(['a/b', 'a?b#c', 'a%2Fb', '50%', 'ä ö', 'x/../../groups'])('%j', async (id) => {
+    const { createMembershipResolver } = await import('../../src/index.js')
+    const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })
+    emulator.resetLog()
+    const decision = await resolver.check(emulator.issueToken('alice'), (await import('../../src/index.js')).group(id))
+    expect(decision).toMatchObject({ allowed: false, reason: 'not_member' })
+    const paths = emulator.requests.map((r) => r.path)
+    expect(paths).toEqual(['/groups/me/groups', `/groups/me/groups/${encodeURIComponent(id)}`])
+    await resolver.close()
+  })
+
+  it.each(['..', '.', '%2e%2e', 'a\r\nb', ''])('%j is refused before any request', async (id) => {
+    const { group } = await import('../../src/index.js')
+    emulator.resetLog()
+    expect(() => group(id)).toThrow()
+    expect(emulator.count()).toBe(0)
+  })
+})

@@ -1,0 +1,105 @@
+/**
+ * Adapter options beyond the contract table: `getToken`, a shared `resolver`, option checks.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import Koa from 'koa'
+import { request } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createGuard as createExpressGuard } from '../../adapters/express/index.js'
+import { createGuard as createKoaGuard } from '../../adapters/koa/index.js'
+import { createGuard as createFastifyGuard } from '../../adapters/fastify/index.js'
+import { createGuard as createHonoGuard } from '../../adapters/hono/index.js'
+import { createGuard as createFetchGuard } from '../../adapters/fetch/index.js'
+import { createMembershipResolver, InvalidOptionError } from '../../src/index.js'
+import { startEmulator, type Emulator } from '../../testing/index.js'
+
+let emulator: Emulator
+beforeAll(async () => {
+  emulator = await startEmulator()
+})
+afterAll(async () => {
+  await emulator.close()
+})
+
+async function serve(listener: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
+  const server = createServer(listener)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
+}
+
+async function statusOf(url: string, headers: Record<string, string>): Promise<number> {
+  const response = await request(url, { headers })
+  await response.body.dump()
+  return response.statusCode
+}
+
+describe('getToken', () => {
+  it('reads the token elsewhere (Express and Koa), with the same checks as a header', async () => {
+    const fromHeader = (value: string | string[] | undefined): string | undefined =>
+      typeof value === 'string' ? value : undefined
+    const app = express()
+    const guard = createExpressGuard({ baseUrl: emulator.baseUrl, getToken: (req) => fromHeader(req.headers['x-token']) })
+    app.get('/', guard.requireGroup('fc:org:example.org', 'admin'), (_req, res) => res.send('ok'))
+    const koa = new Koa()
+    const koaGuard = createKoaGuard({ baseUrl: emulator.baseUrl, getToken: (ctx) => fromHeader(ctx.headers['x-token']) })
+    koa.use(koaGuard.requireGroup('fc:org:example.org', 'admin'))
+    koa.use((ctx) => {
+      ctx.body = 'ok'
+    })
+    for (const listener of [app, koa.callback()]) {
+      const { url, server } = await serve(listener)
+      expect(await statusOf(url, { 'x-token': emulator.issueToken('alice') })).toBe(200)
+      expect(await statusOf(url, { authorization: `Bearer ${emulator.issueToken('alice')}` })).toBe(401)
+      expect(await statusOf(url, { 'x-token': 'bad token!' })).toBe(400)
+      expect(await statusOf(url, { 'x-token': emulator.issueToken('bob') })).toBe(403)
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+})
+
+describe('getToken with an expiry', () => {
+  it('caps the cache at the token expiry and refuses an expired token without a call', async () => {
+    let expiresAt = Date.now() + 60_000
+    const token = emulator.issueToken('alice')
+    const app = express()
+    const guard = createExpressGuard({ baseUrl: emulator.baseUrl, getToken: () => ({ token, expiresAt }) })
+    app.get('/', guard.requireGroup('fc:org:example.org', 'admin'), (_req, res) => res.send('ok'))
+    const { url, server } = await serve(app)
+    expect(await statusOf(url, {})).toBe(200)
+    emulator.resetLog()
+    expiresAt = Date.now() - 1
+    expect(await statusOf(url, {})).toBe(401)
+    expect(emulator.count()).toBe(0)
+    server.closeAllConnections()
+    server.close()
+  })
+})
+
+describe('shared resolver', () => {
+  it('lets several guards share one cache', async () => {
+    const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })
+    const a = createExpressGuard({ resolver })
+    const b = createKoaGuard({ resolver, realm: 'other' })
+    expect(a.resolver).toBe(resolver)
+    expect(b.resolver).toBe(resolver)
+    expect(() => createExpressGuard({ resolver, baseUrl: emulator.baseUrl })).toThrow(/either/)
+    await resolver.close()
+  })
+
+  it.each([
+    [{ realm: '' }, 'realm'],
+    [{ retryAfter: 0 }, 'retryAfter'],
+    [{ errorHandling: 'loud' }, 'errorHandling'],
+    [{ getToken: 'header' }, 'getToken'],
+    [{ resolver: {} }, 'resolver'],
+  ])('rejects %j naming the option', (bad, name) => {
+    for (const create of [createExpressGuard, createKoaGuard, createFastifyGuard, createHonoGuard, createFetchGuard]) {
+      const attempt = (): unknown => create({ baseUrl: emulator.baseUrl, ...(bad as object) } as never)
+      expect(attempt).toThrow(InvalidOptionError)
+      expect(attempt).toThrow(name)
+    }
+  })
+})

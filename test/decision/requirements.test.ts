@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest'
+import {
+  allOf,
+  anyOf,
+  assertGroupId,
+  authenticated,
+  describeRequirement,
+  encodeGroupId,
+  group,
+  groupOfType,
+  InvalidArgumentError,
+  InvalidGroupIdError,
+  isRequirement,
+  where,
+  type Requirement,
+} from '../../src/index.js'
+
+describe('requirement builders', () => {
+  it('build frozen, recognisable values', () => {
+    const r = group('fc:org:example.org', 'admin')
+    expect(r).toEqual({ kind: 'group', groupId: 'fc:org:example.org', role: 'admin' })
+    expect(Object.isFrozen(r)).toBe(true)
+    expect(isRequirement(r)).toBe(true)
+    expect(isRequirement({ kind: 'group', groupId: 'x', role: undefined })).toBe(false)
+  })
+
+  it('validate their arguments when declared', () => {
+    expect(() => group('')).toThrow(InvalidGroupIdError)
+    expect(() => group('x', '')).toThrow(InvalidArgumentError)
+    expect(() => groupOfType('')).toThrow(InvalidArgumentError)
+    expect(() => anyOf()).toThrow(/at least one/)
+    expect(() => allOf({ kind: 'group' } as unknown as Requirement)).toThrow(/not a requirement/)
+    expect(() => where('', () => true)).toThrow(/description/)
+    expect(() => where('x', 'yes' as unknown as () => boolean)).toThrow(/function/)
+  })
+
+  it('describe themselves', () => {
+    expect(describeRequirement(anyOf(group('a', 'admin'), groupOfType('fc:fs:emne'), authenticated()))).toBe(
+      'any of [group a (role admin or higher); a group of type fc:fs:emne; a valid personal token]',
+    )
+  })
+})
+
+describe('group ids', () => {
+  it.each(['fc:org:example.org', 'fc:gogroup:example.org:u:NO123:4a%2F3:2026-08-01:2027-06-30', 'a/b', 'a?b#c', 'ä', '50%', '...'])(
+    'encode %j as exactly one path segment that decodes back',
+    (id) => {
+      const encoded = encodeGroupId(id)
+      expect(encoded).not.toMatch(/[/?#]/)
+      expect(decodeURIComponent(encoded)).toBe(id)
+    },
+  )
+
+  it.each(['', '.', '..', '%2e', '%2E%2e', '.%2E', '%252e%252e', 'a\nb', 'a\rb', 'a\u0000b', 'a\u007fb', '\ud800', 'x'.repeat(1025)])(
+    'refuses %j',
+    (id) => {
+      expect(() => assertGroupId(id)).toThrow(InvalidGroupIdError)
+    },
+  )
+
+  it('accepts 1024 characters', () => {
+    expect(() => assertGroupId('x'.repeat(1024))).not.toThrow()
+  })
+})
