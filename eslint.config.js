@@ -1,13 +1,14 @@
-// ESLint for the library's own code: typescript-eslint's strict, type-checked rules, plus
-// the house rules of DESIGN.md section 5 that a linter can hold (no function with more than
-// four positional parameters). Formatting is Prettier's (`npm run format:check`).
+// ESLint for every code folder: typescript-eslint's strict, type-checked rules, plus the
+// house rules a linter can hold (no function with more than four positional parameters; see
+// CONTRIBUTING.md). Formatting is Prettier's (`npm run format:check`); `npm run lint` runs both.
 import js from '@eslint/js'
+import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   { ignores: ['dist/**', 'docs-api/**', '.scratch/**', 'node_modules/**', 'test/fixtures/**'] },
   {
-    files: ['src/**/*.ts', 'adapters/**/*.ts', 'redis/**/*.ts', 'otel/**/*.ts'],
+    files: ['{src,adapters,oauth,testing,cli,redis,otel,bench,bin,demo}/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.strictTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
@@ -23,6 +24,10 @@ export default tseslint.config(
       '@typescript-eslint/only-throw-error': ['error', { allowThrowingUnknown: true }],
       // Control characters are exactly what the token, realm and group id checks refuse.
       'no-control-regex': 'off',
+      // `() => server.close(done)` says what it means; a block around it says nothing more.
+      // A leading underscore marks a binding kept for its place (a rest sibling, a parameter).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
     },
   },
   {
@@ -32,5 +37,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-function-type': 'off',
       '@typescript-eslint/unbound-method': 'off',
     },
+  },
+  {
+    // The repository's own scripts are plain ES modules run by Node.
+    files: ['scripts/**/*.mjs', 'eslint.config.js', 'typedoc.config.mjs'],
+    extends: [js.configs.recommended],
+    languageOptions: { globals: globals.node },
   },
 )

@@ -19,7 +19,9 @@ import { InvalidArgumentError } from '../src/errors.js'
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>
 
 /** The values `parseCommandArguments` returns for option specs `O`. */
-export type Parsed<O extends OptionSpecs> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values']
+export type Parsed<O extends OptionSpecs> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>
+>['values']
 
 /**
  * Why `--token` is refused, for the message and the help texts.
@@ -101,10 +103,14 @@ function parseFailure(error: unknown): string {
  * @throws {@link InvalidArgumentError} naming the flag when the text is not an integer in range.
  * @example
  * ```ts
- * const timeout = integerArgument('timeout', values.timeout, 5_000, 1, 600_000)
+ * const timeout = integerArgument('timeout', values.timeout, { fallback: 5_000, min: 1, max: 600_000 })
  * ```
  */
-export function integerArgument(flag: string, text: string | undefined, fallback: number, min: number, max: number): number {
+export function integerArgument(
+  flag: string,
+  text: string | undefined,
+  { fallback, min, max }: { readonly fallback: number; readonly min: number; readonly max: number },
+): number {
   if (text === undefined) return fallback
   const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN
   if (!Number.isSafeInteger(value) || value < min || value > max) {

@@ -80,7 +80,8 @@ export const checkCommand: Command = {
       { command: 'check', help: HELP, options: OPTIONS, report: { jsonFields: { outcome: 'error' }, upstreamMeansUnknown: true } },
       async (call) => {
         const { values } = call
-        if (values.group === undefined) throw new InvalidArgumentError('--group is required: the id of the group to check, such as fc:org:example.org')
+        if (values.group === undefined)
+          throw new InvalidArgumentError('--group is required: the id of the group to check, such as fc:org:example.org')
         const roles = values.roles?.split(',').map((role) => role.trim())
         // Validated before any call: a typo in the id or role is a usage error, not a denial.
         const requirement = group(values.group, values.role)

@@ -84,7 +84,7 @@ export const emulatorCommand: Command = {
         return EXIT_OK
       }
       json = values.json === true
-      const port = values.port === undefined ? undefined : integerArgument('port', values.port, 0, 0, 65_535)
+      const port = values.port === undefined ? undefined : integerArgument('port', values.port, { fallback: 0, min: 0, max: 65_535 })
       const dialect = dialectArgument(values.dialect)
       // Before binding: the warning matters even when the address then fails to bind.
       if (values.host !== undefined && !isLoopbackListenHost(values.host)) io.stderr.write(exposedHostWarning(values.host))
@@ -138,7 +138,12 @@ function formatStarted(emulator: Emulator, tokens: Readonly<Record<string, strin
     '',
     formatFields([
       ['base URL', `${emulator.baseUrl}   (--base-url, VOOT_BASE_URL)`],
-      ['dialect', emulator.dialect === 'openconext' ? 'openconext (SURFconext OpenConext-voot, at the root)' : 'dataporten (Feide/Dataporten, under /groups)'],
+      [
+        'dialect',
+        emulator.dialect === 'openconext'
+          ? 'openconext (SURFconext OpenConext-voot, at the root)'
+          : 'dataporten (Feide/Dataporten, under /groups)',
+      ],
       ['auth URL', `${emulator.authUrl}   (OpenID Connect discovery: ${emulator.authUrl}/.well-known/openid-configuration)`],
       ['data', dataFile ?? `built-in demo data (${emulator.dialect === 'openconext' ? 'SURFconext-style URN groups' : 'example.org'})`],
     ]).trimEnd(),

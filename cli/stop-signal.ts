@@ -17,7 +17,7 @@ export interface ProcessStop {
   /** Aborts on the first SIGINT or SIGTERM, with the signal's name as the reason. */
   readonly signal: AbortSignal
   /** Removes the listeners and the watchdog. Call it once closing is done. */
-  dispose(): void
+  readonly dispose: () => void
 }
 
 /**

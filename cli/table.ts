@@ -18,7 +18,7 @@ import { printable } from './terminal-text.js'
 export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const lines = [headers, ...rows].map((row) => headers.map((_, index) => printable(row[index] ?? '')))
   // Widths in code points, not UTF-16 units, so that "Lærer" and "Overingeniør" line up.
-  const length = (text: string): number => [...text].length
+  const length = (text: string): number => Array.from(text).length
   const widths = headers.map((_, index) => Math.max(...lines.map((cells) => length(cells[index] ?? ''))))
   return lines
     .map((cells) => {

@@ -87,7 +87,7 @@ export async function runUpstreamCommand<const O extends typeof UPSTREAM_OPTIONS
       values,
       json,
       baseUrl: baseUrlArgument(common['base-url'], io.env),
-      timeout: integerArgument('timeout', common.timeout, DEFAULT_TIMEOUT, 1, MAX_TIMEOUT),
+      timeout: integerArgument('timeout', common.timeout, { fallback: DEFAULT_TIMEOUT, min: 1, max: MAX_TIMEOUT }),
       dispatcher,
       token() {
         const token = tokenFromEnvironment(io.env)

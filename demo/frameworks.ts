@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RequestListener } from 'node:http'
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { parseArgs } from 'node:util'
 import { getRequestListener } from '@hono/node-server'
 import { InvalidOptionError, type GuardOptions } from 'voot-guard'
@@ -13,6 +13,16 @@ import { createApp as createFastifyApp } from '../examples/fastify/app.js'
 import { createHandler as createFetchHandler } from '../examples/fetch/app.js'
 import { createApp as createHonoApp } from '../examples/hono/app.js'
 import { createApp as createKoaApp } from '../examples/koa/app.js'
+
+/**
+ * A promise-returning handler as a `node:http` listener: the handler answers every request
+ * itself (errors included), so nothing waits on the promise.
+ */
+function detached(handler: (req: IncomingMessage, res: ServerResponse) => unknown): RequestListener {
+  return (req, res) => {
+    void handler(req, res)
+  }
+}
 
 /**
  * The frameworks the demo can serve; `express` is the default.
@@ -49,10 +59,10 @@ const LABELS: Readonly<Record<DemoFramework, string>> = {
 const NEST_EXAMPLE = new URL('../examples/nestjs/app.ts', import.meta.url).href
 
 interface NestExample {
-  createApp(
+  readonly createApp: (
     baseUrl: string,
     options: Pick<GuardOptions, 'sharedCache'>,
-  ): Promise<{ init(): Promise<unknown>; getHttpAdapter(): { getInstance(): unknown }; close(): Promise<void> }>
+  ) => Promise<{ init(): Promise<unknown>; getHttpAdapter(): { getInstance(): unknown }; close(): Promise<void> }>
 }
 
 /**
@@ -80,17 +90,19 @@ export async function demoApp(
     case 'express':
       return { listener: createExpressApp(baseUrl, options), example }
     case 'koa':
-      return { listener: createKoaApp(baseUrl, options).callback(), example }
+      return { listener: detached(createKoaApp(baseUrl, options).callback()), example }
     case 'fastify': {
       const app = await createFastifyApp(baseUrl, options)
       await app.ready()
       // Fastify's router as a listener of the demo's server (app.listen would start its own).
       return { listener: (req, res) => app.routing(req, res), example }
     }
-    case 'hono':
-      return { listener: getRequestListener(createHonoApp(baseUrl, options).fetch), example }
+    case 'hono': {
+      const app = createHonoApp(baseUrl, options)
+      return { listener: detached(getRequestListener((request) => app.fetch(request))), example }
+    }
     case 'fetch':
-      return { listener: getRequestListener(createFetchHandler(baseUrl, options)), example }
+      return { listener: detached(getRequestListener(createFetchHandler(baseUrl, options))), example }
     case 'nestjs': {
       const { createApp } = (await import(NEST_EXAMPLE)) as NestExample
       const app = await createApp(baseUrl, options)

@@ -93,10 +93,12 @@ export function demoCurlLines(input: DemoGuideInput): DemoCurlLine[] {
   const { alice, bob, dave } = input.tokens
   return [
     ...(alice === undefined ? [] : [line('alice is an employee of example.org: 200', 200, '/api/staff', alice)]),
-    ...(bob === undefined ? [] : [line('bob is a student, a member of the org but not an employee: 403 forbidden', 403, '/api/staff', bob)]),
+    ...(bob === undefined
+      ? []
+      : [line('bob is a student, a member of the org but not an employee: 403 forbidden', 403, '/api/staff', bob)]),
     line('no token: 401 with a WWW-Authenticate challenge', 401, '/api/staff'),
     line(
-      'a token of alice\'s for which the demo told the emulator to answer 500: the guard fails closed, 503 with Retry-After',
+      "a token of alice's for which the demo told the emulator to answer 500: the guard fails closed, 503 with Retry-After",
       503,
       '/api/staff',
       input.faultToken,
@@ -124,7 +126,9 @@ export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLin
     `  emulator   ${input.baseUrl}   (OAuth/OpenID Connect at ${input.authUrl})`,
     ...(input.redis === undefined
       ? []
-      : [`  redis      ${input.redis.url}   (the shared cache tier${input.redis.started ? '; a redis-server of the demo, gone when it stops' : ''})`]),
+      : [
+          `  redis      ${input.redis.url}   (the shared cache tier${input.redis.started ? '; a redis-server of the demo, gone when it stops' : ''})`,
+        ]),
     '',
     'Routes:',
     formatTable(['ROUTE', 'ALLOWS'], ROUTES).trimEnd().replace(/^/gm, '  '),
@@ -132,7 +136,10 @@ export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLin
     'Tokens of the demo users (valid 8 hours; new ones at every start):',
     formatTable(
       ['USER', 'TOKEN', 'WHO'],
-      [...users.map(([user, token]) => [user, token, WHO[user] ?? '']), ['(fault)', input.faultToken, "alice's, but the emulator answers 500 for it"]],
+      [
+        ...users.map(([user, token]) => [user, token, WHO[user] ?? '']),
+        ['(fault)', input.faultToken, "alice's, but the emulator answers 500 for it"],
+      ],
     )
       .trimEnd()
       .replace(/^/gm, '  '),

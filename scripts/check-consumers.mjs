@@ -76,8 +76,22 @@ const strict = { strict: true, skipLibCheck: false, types: ['node'], target: 'ES
 const checkJs = { ...strict, allowJs: true, checkJs: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext' }
 
 const projects = [
-  { name: 'esm', type: 'module', file: 'app.mjs', source: `// @ts-check\n${ESM_IMPORTS}${body(false)}`, compilerOptions: checkJs, run: 'app.mjs' },
-  { name: 'cjs', type: 'commonjs', file: 'app.cjs', source: `// @ts-check\n${CJS_IMPORTS}${body(false)}`, compilerOptions: checkJs, run: 'app.cjs' },
+  {
+    name: 'esm',
+    type: 'module',
+    file: 'app.mjs',
+    source: `// @ts-check\n${ESM_IMPORTS}${body(false)}`,
+    compilerOptions: checkJs,
+    run: 'app.mjs',
+  },
+  {
+    name: 'cjs',
+    type: 'commonjs',
+    file: 'app.cjs',
+    source: `// @ts-check\n${CJS_IMPORTS}${body(false)}`,
+    compilerOptions: checkJs,
+    run: 'app.cjs',
+  },
   {
     name: 'ts-nodenext',
     type: 'module',

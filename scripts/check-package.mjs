@@ -12,14 +12,34 @@ const require = createRequire(import.meta.url)
 const pkg = require('../package.json')
 const expected = {
   'voot-guard': ['createMembershipResolver', 'createGroupsClient', 'group', 'anyOf', 'allOf', 'groupOfType', 'where', 'VootError'],
-  'voot-guard/adapter-kit': ['createGuardCore', 'createGuards', 'createCredentialsReader', 'authorizationOf', 'createHttpErrorRenderer',
-    'splitGuardOptions', 'authorizationOfHeaders', 'answerResponse', 'withResponse', 'isHttpError'],
+  'voot-guard/adapter-kit': [
+    'createGuardCore',
+    'createGuards',
+    'createCredentialsReader',
+    'authorizationOf',
+    'createHttpErrorRenderer',
+    'splitGuardOptions',
+    'authorizationOfHeaders',
+    'answerResponse',
+    'withResponse',
+    'isHttpError',
+  ],
   'voot-guard/express': ['createGuard'],
   'voot-guard/koa': ['createGuard'],
   'voot-guard/fastify': ['createGuard', 'default'],
   'voot-guard/hono': ['createGuard'],
   'voot-guard/fetch': ['createGuard', 'isHttpError'],
-  'voot-guard/nestjs': ['VootGuardModule', 'VootGuard', 'RequireGroup', 'RequireAnyGroup', 'RequireAllGroups', 'RequireVoot', 'Authenticated', 'Public', 'Voot'],
+  'voot-guard/nestjs': [
+    'VootGuardModule',
+    'VootGuard',
+    'RequireGroup',
+    'RequireAnyGroup',
+    'RequireAllGroups',
+    'RequireVoot',
+    'Authenticated',
+    'Public',
+    'Voot',
+  ],
   'voot-guard/testing': ['startEmulator'],
   'voot-guard/oauth': ['createOAuthClient'],
   'voot-guard/redis': ['createRedisCache'],
@@ -54,11 +74,14 @@ console.log('bin: ok')
 // the OAuth client) and the docs come to about 290 kB packed. The budget leaves room for
 // growth, not for source maps (31 % of the size once) or a bundled dependency.
 const BUDGET = { packedBytes: 340_000, unpackedBytes: 1_300_000 }
-const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))
+const [packed] = JSON.parse(
+  execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+)
 const shipped = new Set(packed.files.map((f) => f.path))
 const problems = []
 if (packed.size > BUDGET.packedBytes) problems.push(`packed size ${packed.size} B is over the budget of ${BUDGET.packedBytes} B`)
-if (packed.unpackedSize > BUDGET.unpackedBytes) problems.push(`unpacked size ${packed.unpackedSize} B is over the budget of ${BUDGET.unpackedBytes} B`)
+if (packed.unpackedSize > BUDGET.unpackedBytes)
+  problems.push(`unpacked size ${packed.unpackedSize} B is over the budget of ${BUDGET.unpackedBytes} B`)
 const stray = [...shipped].filter((path) => /\.map$|\.test\.|^dist\/(bin|cli)\/.*\.d\.ts$|^(src|test|bench|scripts|examples)\//.test(path))
 if (stray.length > 0) problems.push(`stray files: ${stray.join(', ')}`)
 for (const [subpath, entry] of Object.entries(pkg.exports)) {
@@ -74,7 +97,9 @@ for (const path of [...shipped].filter((p) => p.endsWith('.md'))) {
     if (/^[a-z][a-z0-9+.-]*:|^#/i.test(target)) continue
     const file = posix.normalize(posix.join(posix.dirname(path), target.split('#')[0]))
     if (!shipped.has(file) && !shipped.has(`${file}/README.md`)) {
-      const why = existsSync(new URL(`../${file}`, import.meta.url)) ? 'the package does not ship (ship it, or use an absolute URL)' : 'does not exist'
+      const why = existsSync(new URL(`../${file}`, import.meta.url))
+        ? 'the package does not ship (ship it, or use an absolute URL)'
+        : 'does not exist'
       const problem = `${path} links to ${target}, which ${why}`
       if (!problems.includes(problem)) problems.push(problem)
     }
@@ -84,6 +109,8 @@ if (problems.length > 0) {
   failed = true
   for (const problem of problems) console.error(`tarball: ${problem}`)
 } else {
-  console.log(`tarball: ok (${packed.entryCount} files, ${packed.size} B packed of a ${BUDGET.packedBytes} B budget, ${packed.unpackedSize} B unpacked)`)
+  console.log(
+    `tarball: ok (${packed.entryCount} files, ${packed.size} B packed of a ${BUDGET.packedBytes} B budget, ${packed.unpackedSize} B unpacked)`,
+  )
 }
 process.exitCode = failed ? 1 : 0

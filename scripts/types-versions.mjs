@@ -34,9 +34,13 @@ if (process.argv.includes('--write')) {
     if (key === 'exports') Object.assign(next, wanted)
   }
   await writeFile(file, `${JSON.stringify(next, null, 2)}\n`)
-  console.log(differs.length === 0 ? 'package.json: already in step with exports' : `package.json: rewrote ${differs.map(([k]) => k).join(', ')}`)
+  console.log(
+    differs.length === 0 ? 'package.json: already in step with exports' : `package.json: rewrote ${differs.map(([k]) => k).join(', ')}`,
+  )
 } else if (differs.length > 0) {
-  console.error(`package.json: ${differs.map(([k]) => k).join(', ')} out of step with exports; run: node scripts/types-versions.mjs --write`)
+  console.error(
+    `package.json: ${differs.map(([k]) => k).join(', ')} out of step with exports; run: node scripts/types-versions.mjs --write`,
+  )
   process.exitCode = 1
 } else {
   console.log('package.json: main, types and typesVersions agree with exports')

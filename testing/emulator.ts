@@ -175,6 +175,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const log = new RequestLog()
   const faults = new FaultRegistry()
   const groupService = createGroupService({ data, routes, tokens, faults, latency, now, ...(limiter === undefined ? {} : { limiter }) })
+  // Set once the server listens and knows its origin; the handler below closes over it first.
+  // eslint-disable-next-line prefer-const
   let authorizationServer: OAuthServer | undefined
   let origin = ''
 
@@ -195,7 +197,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     try {
       const queryStart = rawUrl.indexOf('?')
       if (routes.isServicePath(queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart))) {
-        await groupService.handle(req, res, rawUrl, entry, connection.signal)
+        await groupService.handle(req, res, { rawUrl, entry, signal: connection.signal })
       } else {
         await handleOtherRequest(req, res, rawUrl, entry)
       }

@@ -39,5 +39,5 @@ export function logoAnswer(group: EmulatorGroup): Answer | undefined {
 export function servedGroup(group: EmulatorGroup): EmulatorGroup {
   if (!Object.hasOwn(group, 'logo')) return group
   const { logo: _logo, ...rest } = group
-  return rest as EmulatorGroup
+  return rest
 }

@@ -11,15 +11,7 @@ import { writeAnswer } from './answer.js'
 import { identifyCaller } from './bearer-auth.js'
 import type { EmulatorData } from './data.js'
 import type { DialectRoutes } from './dialect-routes.js'
-import {
-  pause,
-  replacementAnswer,
-  resetConnection,
-  writeOversized,
-  writeSlowly,
-  writeTruncated,
-  wrongShape,
-} from './fault-answers.js'
+import { pause, replacementAnswer, resetConnection, writeOversized, writeSlowly, writeTruncated, wrongShape } from './fault-answers.js'
 import type { FaultRegistry } from './faults.js'
 import { decodePathname } from './group-routes.js'
 import type { RateLimiter } from './rate-limiter.js'
@@ -54,7 +46,7 @@ export interface GroupServiceOptions {
  * @example
  * ```ts
  * const service = createGroupService(options)
- * await service.handle(req, res, req.url ?? '/', logEntry, signal)
+ * await service.handle(req, res, { rawUrl: req.url ?? '/', entry: logEntry, signal })
  * ```
  */
 export interface GroupService {
@@ -62,7 +54,11 @@ export interface GroupService {
    * Answers one request. `entry` is the request's log entry (its `user` is filled in);
    * `signal` fires when the connection closes and cuts every wait short.
    */
-  handle(req: IncomingMessage, res: ServerResponse, rawUrl: string, entry: { user?: string }, signal: AbortSignal): Promise<void>
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: { readonly rawUrl: string; readonly entry: { user?: string }; readonly signal: AbortSignal },
+  ): Promise<void>
 }
 
 /**
@@ -76,7 +72,7 @@ export interface GroupService {
 export function createGroupService(options: GroupServiceOptions): GroupService {
   const { data, routes, tokens, faults, latency, limiter, now } = options
   return {
-    async handle(req, res, rawUrl, entry, signal) {
+    async handle(req, res, { rawUrl, entry, signal }) {
       const queryStart = rawUrl.indexOf('?')
       const pathname = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart)
       const caller = identifyCaller(req.headers.authorization, tokens)

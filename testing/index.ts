@@ -18,13 +18,7 @@
  *
  * @module
  */
-export {
-  startEmulator,
-  type Emulator,
-  type EmulatorOptions,
-  type IssueClientTokenOptions,
-  type IssueTokenOptions,
-} from './emulator.js'
+export { startEmulator, type Emulator, type EmulatorOptions, type IssueClientTokenOptions, type IssueTokenOptions } from './emulator.js'
 export {
   validateEmulatorData,
   type EmulatorClient,

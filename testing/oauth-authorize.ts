@@ -66,10 +66,14 @@ function showConsent(ctx: OAuthContext, search: URLSearchParams): Answer {
   const responseType = params.get('response_type')
   const state = params.get('state')
   const back = (error: string, description: string): Answer =>
-    redirectBack(ctx, redirectUri, responseType === 'token' ? 'fragment' : 'query', state, {
-      error,
-      error_description: description,
-    })
+    redirectBack(
+      ctx,
+      { uri: redirectUri, mode: responseType === 'token' ? 'fragment' : 'query', state },
+      {
+        error,
+        error_description: description,
+      },
+    )
 
   if (repeated.length > 0) return back('invalid_request', `The parameter ${repeated[0]} appears more than once`)
   if (responseType !== 'code' && responseType !== 'token') {
@@ -128,10 +132,14 @@ async function decide(ctx: OAuthContext, req: IncomingMessage): Promise<Answer> 
   const decision = form.params.get('decision')
   if (decision === 'decline') {
     ctx.pending.delete(requestId)
-    return redirectBack(ctx, pending.redirectUri, mode, pending.state, {
-      error: 'access_denied',
-      error_description: 'The user declined the request',
-    })
+    return redirectBack(
+      ctx,
+      { uri: pending.redirectUri, mode, state: pending.state },
+      {
+        error: 'access_denied',
+        error_description: 'The user declined the request',
+      },
+    )
   }
   const user = ctx.data.users.find((u) => u.id === form.params.get('user'))
   if (decision !== 'approve' || user === undefined) {
@@ -147,12 +155,16 @@ async function decide(ctx: OAuthContext, req: IncomingMessage): Promise<Answer> 
       scopes: pending.scopes,
       expiresIn: ctx.accessTokenLifetime,
     })
-    return redirectBack(ctx, pending.redirectUri, 'fragment', pending.state, {
-      access_token: accessToken,
-      token_type: 'Bearer',
-      expires_in: String(ctx.accessTokenLifetime),
-      scope: pending.scopes.join(' '),
-    })
+    return redirectBack(
+      ctx,
+      { uri: pending.redirectUri, mode: 'fragment', state: pending.state },
+      {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: String(ctx.accessTokenLifetime),
+        scope: pending.scopes.join(' '),
+      },
+    )
   }
   const code = randomBytes(32).toString('base64url')
   remember(
@@ -172,7 +184,7 @@ async function decide(ctx: OAuthContext, req: IncomingMessage): Promise<Answer> 
     },
     now,
   )
-  return redirectBack(ctx, pending.redirectUri, 'query', pending.state, { code })
+  return redirectBack(ctx, { uri: pending.redirectUri, mode: 'query', state: pending.state }, { code })
 }
 
 /**
@@ -182,12 +194,10 @@ async function decide(ctx: OAuthContext, req: IncomingMessage): Promise<Answer> 
  */
 function redirectBack(
   ctx: OAuthContext,
-  redirectUri: string,
-  mode: 'query' | 'fragment',
-  state: string | undefined,
+  { uri, mode, state }: { readonly uri: string; readonly mode: 'query' | 'fragment'; readonly state: string | undefined },
   params: Record<string, string>,
 ): Answer {
-  const url = new URL(redirectUri)
+  const url = new URL(uri)
   const all = { ...params, ...(state === undefined ? {} : { state }), iss: ctx.issuer }
   if (mode === 'fragment') {
     url.hash = new URLSearchParams(all).toString()
@@ -220,10 +230,7 @@ export function redirectUriMatches(registered: readonly string[], requested: str
     try {
       const have = new URL(candidate)
       return (
-        have.protocol === want.protocol &&
-        have.hostname === want.hostname &&
-        have.pathname === want.pathname &&
-        have.search === want.search
+        have.protocol === want.protocol && have.hostname === want.hostname && have.pathname === want.pathname && have.search === want.search
       )
     } catch {
       return false

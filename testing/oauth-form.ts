@@ -10,9 +10,7 @@ import type { IncomingMessage } from 'node:http'
 const MAX_FORM_BYTES = 64 * 1024
 
 /** The outcome of {@link readForm}. */
-export type FormResult =
-  | { readonly ok: true; readonly params: Map<string, string> }
-  | { readonly ok: false; readonly reason: string }
+export type FormResult = { readonly ok: true; readonly params: Map<string, string> } | { readonly ok: false; readonly reason: string }
 
 /**
  * Reads the request body as a form. Refuses another content type, a body over 64 KiB, and

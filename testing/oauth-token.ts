@@ -155,12 +155,7 @@ function clientCredentials(ctx: OAuthContext, client: EmulatorClient, params: Ma
  * tokenError(400, 'invalid_grant', 'The code has expired')
  * ```
  */
-export function tokenError(
-  status: number,
-  error: string,
-  description: string,
-  headers: Readonly<Record<string, string>> = {},
-): Answer {
+export function tokenError(status: number, error: string, description: string, headers: Readonly<Record<string, string>> = {}): Answer {
   return jsonAnswer(status, { error, error_description: description }, { ...NO_STORE, ...headers })
 }
 

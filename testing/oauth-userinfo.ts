@@ -32,7 +32,11 @@ export function userinfo(ctx: OAuthContext, req: IncomingMessage, flavour: 'open
   }
   const caller = identifyCaller(req.headers.authorization, ctx.tokens)
   if (caller.kind === 'anonymous') {
-    return jsonAnswer(401, { error: 'invalid_request', error_description: 'No bearer token' }, { 'www-authenticate': `Bearer realm="${REALM}"` })
+    return jsonAnswer(
+      401,
+      { error: 'invalid_request', error_description: 'No bearer token' },
+      { 'www-authenticate': `Bearer realm="${REALM}"` },
+    )
   }
   if (caller.kind === 'invalid') {
     return jsonAnswer(
@@ -57,6 +61,10 @@ export function userinfo(ctx: OAuthContext, req: IncomingMessage, flavour: 'open
   const body =
     flavour === 'openid'
       ? claims
-      : { ...claims, user: { userid: user.id, name: user.name, ...(user.email === undefined ? {} : { email: user.email }) }, audience: clientId }
+      : {
+          ...claims,
+          user: { userid: user.id, name: user.name, ...(user.email === undefined ? {} : { email: user.email }) },
+          audience: clientId,
+        }
   return jsonAnswer(200, body, { 'cache-control': 'no-store' })
 }

@@ -84,7 +84,10 @@ export const openConextRoutes: DialectRoutes = {
   },
   unknownRoute(request) {
     // `anyRequest().authenticated()`: without a valid token even an unknown path is a 401.
-    return refusal(request) ?? springError({ status: 404, exception: 'org.springframework.web.servlet.resource.NoResourceFoundException' }, request.now)
+    return (
+      refusal(request) ??
+      springError({ status: 404, exception: 'org.springframework.web.servlet.resource.NoResourceFoundException' }, request.now)
+    )
   },
 }
 
@@ -108,7 +111,13 @@ function ok(json: unknown): Answer {
 /** OpenConext's `Group`: exactly these five fields, `null` where the data has none. */
 function servedGroup(entry: OwnMembership): Record<string, unknown> {
   const { group, membership } = entry
-  return { id: group.id, displayName: group.displayName, description: group.description ?? null, sourceID: group['sourceID'] ?? null, membership }
+  return {
+    id: group.id,
+    displayName: group.displayName,
+    description: group.description ?? null,
+    sourceID: group['sourceID'] ?? null,
+    membership,
+  }
 }
 
 /**
@@ -159,7 +168,9 @@ function members(request: ServiceRequest, groupId: string): Answer {
   if (group === undefined) return ok([])
   return ok(
     request.data.users
-      .filter((user) => user.memberships.some((entry) => entry.groupId === group.id && isActiveMembership(entry.membership, group, request.now)))
+      .filter((user) =>
+        user.memberships.some((entry) => entry.groupId === group.id && isActiveMembership(entry.membership, group, request.now)),
+      )
       .map((user) => ({ id: personUrn(user), name: user.name, email: user.email ?? null })),
   )
 }

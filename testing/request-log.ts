@@ -84,11 +84,11 @@ export class RequestLog {
 
     // Every path to the wire (explicit writeHead, or an implicit one from write/end) goes
     // through writeHead, so the status is known before the first byte can reach a client.
-    const writeHead = res.writeHead
+    const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => ServerResponse
     res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
       entry.status = typeof args[0] === 'number' ? args[0] : this.statusCode
-      return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args)
-    } as typeof res.writeHead
+      return writeHead(...args)
+    }
     return entry
   }
 
