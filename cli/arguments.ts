@@ -10,11 +10,6 @@ import { InvalidArgumentError } from '../src/errors.js'
 
 /**
  * The options of one command, in `parseArgs` form.
- *
- * @example
- * ```ts
- * const options = { json: { type: 'boolean' }, timeout: { type: 'string' } } as const satisfies OptionSpecs
- * ```
  */
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>
 
@@ -25,11 +20,6 @@ export type Parsed<O extends OptionSpecs> = ReturnType<
 
 /**
  * Why `--token` is refused, for the message and the help texts.
- *
- * @example
- * ```ts
- * stderr.write(`${TOKEN_FROM_ENVIRONMENT}\n`)
- * ```
  */
 export const TOKEN_FROM_ENVIRONMENT =
   'The token is read from the VOOT_TOKEN environment variable only, never from an argument:\n' +
@@ -43,11 +33,6 @@ export const TOKEN_FROM_ENVIRONMENT =
  *
  * @throws {@link InvalidArgumentError} with a message fit for the terminal; it never
  *   repeats a positional argument, which could be a pasted token.
- * @example
- * ```ts
- * const values = parseCommandArguments(['--json'], { json: { type: 'boolean' } })
- * values.json // true
- * ```
  */
 export function parseCommandArguments<const O extends OptionSpecs>(args: readonly string[], options: O): Parsed<O> {
   if (hasTokenFlag(args)) throw new InvalidArgumentError(`--token is not accepted. ${TOKEN_FROM_ENVIRONMENT}`)
@@ -60,11 +45,6 @@ export function parseCommandArguments<const O extends OptionSpecs>(args: readonl
 
 /**
  * Whether `args` carry a `--token` flag (`--token X` or `--token=X`) before any `--`.
- *
- * @example
- * ```ts
- * hasTokenFlag(['check', '--token=abc']) // true
- * ```
  */
 export function hasTokenFlag(args: readonly string[]): boolean {
   for (const arg of args) {
@@ -101,10 +81,6 @@ function parseFailure(error: unknown): string {
  * Reads an integer option given as text.
  *
  * @throws {@link InvalidArgumentError} naming the flag when the text is not an integer in range.
- * @example
- * ```ts
- * const timeout = integerArgument('timeout', values.timeout, { fallback: 5_000, min: 1, max: 600_000 })
- * ```
  */
 export function integerArgument(
   flag: string,
@@ -124,10 +100,6 @@ export function integerArgument(
  * variable. The groups client checks its form.
  *
  * @throws {@link InvalidArgumentError} when neither is set.
- * @example
- * ```ts
- * const baseUrl = baseUrlArgument(values['base-url'], io.env)
- * ```
  */
 export function baseUrlArgument(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
   const baseUrl = flag ?? env.VOOT_BASE_URL

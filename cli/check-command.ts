@@ -63,11 +63,6 @@ Example:
 
 /**
  * The `check` command.
- *
- * @example
- * ```ts
- * const code = await checkCommand.run(['--base-url', url, '--group', 'fc:org:example.org'], io) // 0, 1 or 2
- * ```
  */
 export const checkCommand: Command = {
   name: 'check',

@@ -7,11 +7,6 @@ import type { CliIo } from './io.js'
 
 /**
  * One command of the `voot-guard` CLI.
- *
- * @example
- * ```ts
- * const code = await checkCommand.run(['--group', 'fc:org:example.org'], io)
- * ```
  */
 export interface Command {
   /** What follows `voot-guard` on the command line. */

@@ -20,11 +20,6 @@ import { printable } from './terminal-text.js'
 
 /**
  * The port the emulator prefers when `--port` is not given.
- *
- * @example
- * ```ts
- * console.log(`try http://127.0.0.1:${EMULATOR_PREFERRED_PORT}/groups`)
- * ```
  */
 export const EMULATOR_PREFERRED_PORT = 4000
 
@@ -59,14 +54,6 @@ Options:
 
 /**
  * The `emulator` command.
- *
- * @example
- * ```ts
- * const stop = new AbortController()
- * const done = emulatorCommand.run(['--port', '0', '--json'], { ...io, signal: stop.signal })
- * stop.abort()
- * await done // 0
- * ```
  */
 export const emulatorCommand: Command = {
   name: 'emulator',

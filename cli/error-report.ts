@@ -21,11 +21,6 @@ import { printable } from './terminal-text.js'
 
 /**
  * An error as the CLI reports it.
- *
- * @example
- * ```ts
- * const { code, message } = describeCliError(error)
- * ```
  */
 export interface CliErrorReport {
   /** A `VootErrorCode`, or `ERR_INTERNAL` for an error the CLI did not expect. */
@@ -50,11 +45,6 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 /**
  * Describes an error in the terminal's terms: the token is called `VOOT_TOKEN`, options
  * are called by their flags, and an upstream failure says that the answer is unknown.
- *
- * @example
- * ```ts
- * describeCliError(new InvalidTokenError()).message // 'the group service rejected the token in VOOT_TOKEN ...'
- * ```
  */
 export function describeCliError(error: unknown): CliErrorReport {
   if (error instanceof InvalidTokenError) {
@@ -112,13 +102,6 @@ function causeCode(cause: unknown): string | undefined {
  * Reports an error: a line on stderr (with a pointer to the help for usage errors), and
  * with `json` also `{"error": {"code", "message", "upstreamStatus"?}}` on stdout, so that a
  * script piping `--json` output always gets JSON. Returns {@link EXIT_ERROR}.
- *
- * @example
- * ```ts
- * } catch (error) {
- *   return reportError(error, io, { command: 'check', json: values.json === true })
- * }
- * ```
  */
 export function reportError(error: unknown, io: CliIo, context: ReportContext): number {
   const report = describeCliError(error)
@@ -135,11 +118,6 @@ export function reportError(error: unknown, io: CliIo, context: ReportContext): 
 
 /**
  * What {@link reportError} needs to know about the command that failed.
- *
- * @example
- * ```ts
- * const context: ReportContext = { command: 'check', json: true, jsonFields: { outcome: 'error' } }
- * ```
  */
 export interface ReportContext {
   /** The command's name, for the message and the pointer to its help. */

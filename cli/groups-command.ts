@@ -40,11 +40,6 @@ Exit code: 0 listed, 2 error (bad arguments, invalid token, or the group service
 
 /**
  * The `groups` command.
- *
- * @example
- * ```ts
- * const code = await groupsCommand.run(['--base-url', url, '--json'], io)
- * ```
  */
 export const groupsCommand: Command = {
   name: 'groups',

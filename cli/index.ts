@@ -37,17 +37,6 @@ Options:
  * Runs `voot-guard` with `argv` (the arguments after the program name) and resolves with
  * the exit code: 0 success or allowed, 1 denied (`check`), 2 error. Never rejects, never
  * exits the process, and never writes `VOOT_TOKEN` to `io`.
- *
- * @example
- * ```ts
- * import { runCli } from './cli/index.js'
- *
- * const code = await runCli(['check', '--base-url', baseUrl, '--group', 'fc:org:example.org'], {
- *   stdout: process.stdout,
- *   stderr: process.stderr,
- *   env: { VOOT_TOKEN: token },
- * })
- * ```
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // Wherever it stands, even before the command: the reason matters more than the syntax.

@@ -7,11 +7,6 @@
 
 /**
  * Something text can be written to: `process.stdout`, or a collector in tests.
- *
- * @example
- * ```ts
- * const sink: TextSink = { write: (text) => chunks.push(text) }
- * ```
  */
 export interface TextSink {
   write(text: string): unknown
@@ -19,11 +14,6 @@ export interface TextSink {
 
 /**
  * The outside world of one CLI run.
- *
- * @example
- * ```ts
- * const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }
- * ```
  */
 export interface CliIo {
   /** Results (tables, JSON, decisions). */
@@ -45,12 +35,6 @@ const REDACTED = '[redacted]'
 /**
  * Wraps `io` so that `secret` never reaches stdout or stderr, whatever a message carries.
  * The library already keeps tokens out of its errors; this is the second lock on the door.
- *
- * @example
- * ```ts
- * const safe = redactingIo(io, token)
- * safe.stderr.write(`error: ${error.message}\n`)
- * ```
  */
 export function redactingIo(io: CliIo, secret: string): CliIo {
   if (secret === '') return io

@@ -10,13 +10,6 @@ import { isLoopbackHost } from '../oauth/endpoint-url.js'
  * Whether a listen address (`127.0.0.1`, `::1`, `localhost`, `0.0.0.0`, a host name) keeps
  * a server on the loopback interface. Decided from the argument, before anything binds:
  * `0.0.0.0`, `::` and every name other than `localhost` count as exposed.
- *
- * @example
- * ```ts
- * isLoopbackListenHost('127.0.0.1') // true
- * isLoopbackListenHost('::1')       // true
- * isLoopbackListenHost('0.0.0.0')   // false
- * ```
  */
 export function isLoopbackListenHost(host: string): boolean {
   const trimmed = host.trim()
@@ -29,11 +22,6 @@ export function isLoopbackListenHost(host: string): boolean {
 
 /**
  * The warning `voot-guard emulator --host <not loopback>` prints to stderr.
- *
- * @example
- * ```ts
- * if (!isLoopbackListenHost(host)) io.stderr.write(exposedHostWarning(host))
- * ```
  */
 export function exposedHostWarning(host: string): string {
   return (

@@ -8,11 +8,6 @@
 /**
  * Calls `start(preferred)`; when that fails because the address is in use, calls
  * `start(0)` (any free port) instead. Other errors pass through.
- *
- * @example
- * ```ts
- * const emulator = await withPortFallback(4000, (port) => startEmulator({ port }))
- * ```
  */
 export async function withPortFallback<T>(preferred: number, start: (port: number) => Promise<T>): Promise<T> {
   try {
@@ -25,11 +20,6 @@ export async function withPortFallback<T>(preferred: number, start: (port: numbe
 
 /**
  * Whether `error` is a listen failure on a port that is already taken.
- *
- * @example
- * ```ts
- * if (isAddressInUse(error)) console.error('port taken; try --port 0')
- * ```
  */
 export function isAddressInUse(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EADDRINUSE'

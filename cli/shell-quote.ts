@@ -7,12 +7,6 @@
 /**
  * Quotes `word` for a POSIX shell: unchanged when it holds only characters no shell treats
  * specially, else in single quotes.
- *
- * @example
- * ```ts
- * shellQuote('fc:org:example.org')      // 'fc:org:example.org' (unchanged)
- * shellQuote('Authorization: Bearer x') // "'Authorization: Bearer x'"
- * ```
  */
 export function shellQuote(word: string): string {
   if (/^[\w@%+=:,./-]+$/.test(word)) return word

@@ -6,12 +6,6 @@
 
 /**
  * What {@link processStopSignal} returns.
- *
- * @example
- * ```ts
- * const stop: ProcessStop = processStopSignal()
- * stop.signal.addEventListener('abort', () => console.log('stopping'))
- * ```
  */
 export interface ProcessStop {
   /** Aborts on the first SIGINT or SIGTERM, with the signal's name as the reason. */
@@ -22,11 +16,6 @@ export interface ProcessStop {
 
 /**
  * Options of {@link processStopSignal}.
- *
- * @example
- * ```ts
- * const options: ProcessStopOptions = { forceExitAfterMs: 5_000 }
- * ```
  */
 export interface ProcessStopOptions {
   /**
@@ -44,14 +33,6 @@ export interface ProcessStopOptions {
  * such as tsx relay a Ctrl-C that the process has already received from the terminal, and
  * that duplicate would otherwise cut the clean shutdown short. `forceExitAfterMs` bounds
  * the shutdown instead.
- *
- * @example
- * ```ts
- * const stop = processStopSignal({ forceExitAfterMs: 5_000 })
- * await untilAborted(stop.signal)
- * await server.close()
- * stop.dispose()
- * ```
  */
 export function processStopSignal(options: ProcessStopOptions = {}): ProcessStop {
   const controller = new AbortController()
@@ -82,11 +63,6 @@ export function processStopSignal(options: ProcessStopOptions = {}): ProcessStop
 
 /**
  * Resolves once `signal` has aborted (at once if it already has).
- *
- * @example
- * ```ts
- * await untilAborted(AbortSignal.timeout(1_000))
- * ```
  */
 export function untilAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve()

@@ -8,12 +8,6 @@ import { printable } from './terminal-text.js'
 /**
  * Lays out rows under headers in columns separated by two spaces, every cell made
  * {@link printable}. The last column is not padded, so lines carry no trailing blanks.
- *
- * @example
- * ```ts
- * formatTable(['ID', 'ROLE'], [['fc:org:example.org', 'admin']])
- * // 'ID                  ROLE\nfc:org:example.org  admin\n'
- * ```
  */
 export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const lines = [headers, ...rows].map((row) => headers.map((_, index) => printable(row[index] ?? '')))
@@ -30,12 +24,6 @@ export function formatTable(headers: readonly string[], rows: readonly (readonly
 
 /**
  * Lays out label/value pairs, labels aligned, each line indented by two spaces.
- *
- * @example
- * ```ts
- * formatFields([['reason', 'member'], ['group', 'fc:org:example.org']])
- * // '  reason  member\n  group   fc:org:example.org\n'
- * ```
  */
 export function formatFields(fields: readonly (readonly [string, string])[]): string {
   const width = Math.max(0, ...fields.map(([label]) => label.length))

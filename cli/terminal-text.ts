@@ -12,11 +12,6 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
 /**
  * Replaces control characters (escape sequences included) with `?`, so that printed
  * text cannot drive the terminal.
- *
- * @example
- * ```ts
- * printable('Book club\u001b[2J') // 'Book club?[2J'
- * ```
  */
 export function printable(text: string): string {
   return text.replace(UNPRINTABLE, '?')

@@ -13,10 +13,6 @@ import { TOKEN_FROM_ENVIRONMENT } from './arguments.js'
  *
  * @throws {@link InvalidArgumentError} when the variable is unset, empty or not RFC 6750
  *   `b64token` syntax. The message never contains the value.
- * @example
- * ```ts
- * const token = tokenFromEnvironment(process.env)
- * ```
  */
 export function tokenFromEnvironment(env: Readonly<Record<string, string | undefined>>): string {
   const raw = env.VOOT_TOKEN?.trim() ?? ''

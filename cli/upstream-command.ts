@@ -15,11 +15,6 @@ import { tokenFromEnvironment } from './token-source.js'
 
 /**
  * The options every upstream command takes.
- *
- * @example
- * ```ts
- * const OPTIONS = { ...UPSTREAM_OPTIONS, 'show-all': { type: 'boolean' } } as const
- * ```
  */
 export const UPSTREAM_OPTIONS = {
   'base-url': { type: 'string' },
@@ -30,11 +25,6 @@ export const UPSTREAM_OPTIONS = {
 
 /**
  * What {@link runUpstreamCommand} hands the command's own work.
- *
- * @example
- * ```ts
- * const client = createGroupsClient({ baseUrl: call.baseUrl, timeout: call.timeout, dispatcher: call.dispatcher })
- * ```
  */
 export interface UpstreamCall<V> {
   /** The parsed arguments. */
@@ -59,11 +49,6 @@ export interface UpstreamCall<V> {
 /**
  * Runs an upstream command: parses `args`, answers `--help`, and reports any error
  * (exit code 2) with the token redacted.
- *
- * @example
- * ```ts
- * return runUpstreamCommand(args, io, { command: 'groups', help: HELP, options: OPTIONS }, async (call) => { ... })
- * ```
  */
 export async function runUpstreamCommand<const O extends typeof UPSTREAM_OPTIONS>(
   args: readonly string[],

@@ -26,21 +26,11 @@ function detached(handler: (req: IncomingMessage, res: ServerResponse) => unknow
 
 /**
  * The frameworks the demo can serve; `express` is the default.
- *
- * @example
- * ```ts
- * await startDemo({ framework: 'hono' })
- * ```
  */
 export const DEMO_FRAMEWORKS = ['express', 'koa', 'fastify', 'hono', 'fetch', 'nestjs'] as const
 
 /**
  * One of {@link DEMO_FRAMEWORKS}.
- *
- * @example
- * ```ts
- * const framework: DemoFramework = 'fastify'
- * ```
  */
 export type DemoFramework = (typeof DEMO_FRAMEWORKS)[number]
 
@@ -70,11 +60,6 @@ interface NestExample {
  * go to its guard (the shared tier of `--redis`).
  *
  * @throws {@link InvalidOptionError} for a framework the demo does not know.
- * @example
- * ```ts
- * const { listener } = await demoApp('koa', emulator.baseUrl)
- * createServer(listener).listen(3000)
- * ```
  */
 export async function demoApp(
   framework: unknown,
@@ -116,11 +101,6 @@ export async function demoApp(
 /**
  * The `--framework` of the demo's command line (`npm start -- --framework fastify`);
  * `undefined` when not given. Other arguments are left to their own readers.
- *
- * @example
- * ```ts
- * frameworkArgument(['--framework', 'hono']) // 'hono'
- * ```
  */
 export function frameworkArgument(args: readonly string[]): string | undefined {
   const { values } = parseArgs({ args: [...args], options: { framework: { type: 'string' } }, strict: false, allowPositionals: true })

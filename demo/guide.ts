@@ -10,17 +10,6 @@ import { formatTable } from '../cli/table.js'
 
 /**
  * One `curl` line of the guide, with the request it makes as data.
- *
- * @example
- * ```ts
- * const line: DemoCurlLine = {
- *   description: 'no token: 401 with a WWW-Authenticate challenge',
- *   expectedStatus: 401,
- *   command: 'curl -i http://127.0.0.1:3000/api/staff',
- *   url: 'http://127.0.0.1:3000/api/staff',
- *   headers: {},
- * }
- * ```
  */
 export interface DemoCurlLine {
   /** What the line shows, printed as a comment above it. */
@@ -37,11 +26,6 @@ export interface DemoCurlLine {
 
 /**
  * What {@link demoGuide} lays out.
- *
- * @example
- * ```ts
- * const input: DemoGuideInput = { appUrl, baseUrl: emulator.baseUrl, authUrl: emulator.authUrl, tokens, faultToken }
- * ```
  */
 export interface DemoGuideInput {
   readonly appUrl: string
@@ -77,11 +61,6 @@ const WHO: Readonly<Record<string, string>> = {
 /**
  * The `curl` lines of the guide: an allow, a 403, a 401, a 503 with a fault injected, and
  * a 403 for a membership that has ended.
- *
- * @example
- * ```ts
- * for (const line of demoCurlLines(input)) console.log(`# ${line.description}\n${line.command}`)
- * ```
  */
 export function demoCurlLines(input: DemoGuideInput): DemoCurlLine[] {
   const line = (description: string, expectedStatus: number, path: string, token?: string): DemoCurlLine => {
@@ -109,11 +88,6 @@ export function demoCurlLines(input: DemoGuideInput): DemoCurlLine[] {
 
 /**
  * The text the demo prints.
- *
- * @example
- * ```ts
- * process.stdout.write(demoGuide(input, demoCurlLines(input)))
- * ```
  */
 export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLine[]): string {
   const users = Object.entries(input.tokens)

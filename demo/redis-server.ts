@@ -12,12 +12,6 @@ import { createServer, connect } from 'node:net'
 
 /**
  * A running redis-server.
- *
- * @example
- * ```ts
- * const redis = await startRedisServer()
- * const client = createClient({ url: redis.url })
- * ```
  */
 export interface RedisServer {
   readonly port: number
@@ -66,12 +60,6 @@ async function waitForPong(port: number, giveUpAt: number): Promise<void> {
 /**
  * Starts a redis-server on a free loopback port. Rejects with an error whose `code` is
  * `ENOENT` when there is no `redis-server` on the PATH.
- *
- * @example
- * ```ts
- * const redis = await startRedisServer()
- * afterAll(() => redis.stop())
- * ```
  */
 export async function startRedisServer(): Promise<RedisServer> {
   const port = await freePort()

@@ -13,13 +13,6 @@ import { startRedisServer, type RedisServer } from './redis-server.js'
 
 /**
  * The shared tier of a running demo.
- *
- * @example
- * ```ts
- * const tier = await startDemoSharedTier(true)
- * const app = createApp(baseUrl, { sharedCache: tier.sharedCache })
- * await tier.close()
- * ```
  */
 export interface DemoSharedTier {
   /** Where Redis is, such as `redis://127.0.0.1:35211`. */
@@ -38,10 +31,6 @@ export interface DemoSharedTier {
  *
  * @throws {@link InvalidOptionError} (`redis`) when there is no redis-server to start, or the
  *   Redis at the URL does not answer.
- * @example
- * ```ts
- * const tier = await startDemoSharedTier(process.env.REDIS_URL ?? true)
- * ```
  */
 export async function startDemoSharedTier(redis: true | string): Promise<DemoSharedTier> {
   let server: RedisServer | undefined

@@ -22,20 +22,10 @@ export type { DemoCurlLine } from './guide.js'
 
 /**
  * The app's port when free and `port` is not given.
- *
- * @example
- * ```ts
- * console.log(`open http://127.0.0.1:${DEMO_APP_PORT}/api/me`)
- * ```
  */
 export const DEMO_APP_PORT = 3000
 /**
  * The emulator's port when free and `emulatorPort` is not given.
- *
- * @example
- * ```ts
- * console.log(`VOOT_BASE_URL=http://127.0.0.1:${DEMO_EMULATOR_PORT}/groups`)
- * ```
  */
 export const DEMO_EMULATOR_PORT = 4000
 
@@ -44,11 +34,6 @@ const DEMO_USERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'] as const
 
 /**
  * Options of {@link startDemo}.
- *
- * @example
- * ```ts
- * await startDemo({ port: 0, emulatorPort: 0, print: () => {} })
- * ```
  */
 export interface DemoOptions {
   /** The app's port. Default {@link DEMO_APP_PORT} (3000), or any free port when it is taken. */
@@ -71,13 +56,6 @@ export interface DemoOptions {
 
 /**
  * A running demo.
- *
- * @example
- * ```ts
- * const demo = await startDemo({ print: () => {} })
- * for (const line of demo.curlLines) console.log(line.command, '->', line.expectedStatus)
- * await demo.close()
- * ```
  */
 export interface Demo {
   /** The example app, such as `http://127.0.0.1:3000`. */
@@ -104,13 +82,6 @@ export interface Demo {
  *
  * @throws {@link InvalidOptionError} for an invalid option; the listen error when a port
  *   given explicitly is taken.
- * @example
- * ```ts
- * import { startDemo } from './demo/start.js'
- *
- * const demo = await startDemo()
- * process.once('SIGINT', () => void demo.close())
- * ```
  */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const { port, emulatorPort, framework = 'express', print = (guide: string) => void process.stdout.write(guide) } = options

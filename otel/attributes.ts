@@ -45,11 +45,6 @@ const CALLER_ERRORS: ReadonlySet<string> = new Set([
 
 /**
  * Whether a failure with this code is the service's fault (the span gets status ERROR).
- *
- * @example
- * ```ts
- * isServiceFailure('ERR_UPSTREAM_TIMEOUT') // true: the guard answers 503
- * ```
  */
 export function isServiceFailure(code: string): boolean {
   return !CALLER_ERRORS.has(code)
@@ -63,11 +58,6 @@ function codeOf(error: unknown): string {
 
 /**
  * What a finished `voot-guard:authorize` trace decided.
- *
- * @example
- * ```ts
- * const { outcome, reason } = decisionOf(traced) // 'denied', 'not_member'
- * ```
  */
 export interface DecisionSummary {
   readonly outcome: 'allowed' | 'denied' | 'error' | undefined
@@ -77,11 +67,6 @@ export interface DecisionSummary {
 /**
  * Reads the outcome and reason of a finished authorize trace; a trace whose function threw
  * without setting them is an `error` with the thrown value's code.
- *
- * @example
- * ```ts
- * const { outcome, reason } = decisionOf({ requirement: 'authenticated', error: new InvalidTokenError() })
- * ```
  */
 export function decisionOf(traced: Traced<AuthorizeContext>): DecisionSummary {
   const failed = 'error' in traced
@@ -92,11 +77,6 @@ export function decisionOf(traced: Traced<AuthorizeContext>): DecisionSummary {
 
 /**
  * The error code a finished resolve trace failed with, or `undefined` when it answered.
- *
- * @example
- * ```ts
- * lookupFailure({ endpoint: 'me/groups', errorCode: 'ERR_UPSTREAM_STATUS' }) // 'ERR_UPSTREAM_STATUS'
- * ```
  */
 export function lookupFailure(traced: Traced<ResolveContext>): string | undefined {
   return traced.errorCode ?? ('error' in traced ? codeOf(traced.error) : undefined)

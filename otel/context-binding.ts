@@ -35,22 +35,11 @@ interface RunStore {
  * case), `async-local-storage` (the context manager's own storage, when Node no longer
  * calls `store.run`), or `context-with-unverified` (no context manager answered the probe,
  * most likely none is registered yet; `context.with` takes effect once one is).
- *
- * @example
- * ```ts
- * const how: Activation = createContextBinding().activation
- * ```
  */
 export type Activation = 'context-with' | 'async-local-storage' | 'context-with-unverified'
 
 /**
  * Binds span-making transforms to the `start` channel of tracing channels.
- *
- * @example
- * ```ts
- * const binding = createContextBinding()
- * const unbind = binding.bind(tracingChannel('voot-guard:resolve'), (ctx) => trace.setSpan(context.active(), startSpan(ctx)))
- * ```
  */
 export interface ContextBinding {
   readonly activation: Activation
@@ -92,12 +81,6 @@ function managerStorage(): RunStore | undefined {
 
 /**
  * Chooses how traced calls get their span activated (see the module comment), probing once.
- *
- * @example
- * ```ts
- * const binding = createContextBinding()
- * if (binding.activation !== 'context-with') console.warn('spans may not nest:', binding.activation)
- * ```
  */
 export function createContextBinding(): ContextBinding {
   const viaApi: RunStore = { run: (value, next) => context.with(value, next) }

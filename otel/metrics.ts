@@ -32,12 +32,6 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75,
 
 /**
  * Records the metrics from finished traces and circuit changes.
- *
- * @example
- * ```ts
- * const recorder = createMetricsRecorder(metrics.getMeter('voot-guard'))
- * subscribeTracedCalls(CHANNELS.authorize, { finish: recorder.decision })
- * ```
  */
 export interface MetricsRecorder {
   readonly decision: (traced: Traced<AuthorizeContext>) => void
@@ -66,11 +60,6 @@ const isCacheHit = (tier: CacheTier): boolean => tier === 'l1' || tier === 'l2'
 
 /**
  * Creates the instruments on `meter` and returns what records into them.
- *
- * @example
- * ```ts
- * const recorder = createMetricsRecorder(meterProvider.getMeter('voot-guard', VERSION))
- * ```
  */
 export function createMetricsRecorder(meter: Meter): MetricsRecorder {
   const decisions = meter.createCounter('voot_guard.decisions', {

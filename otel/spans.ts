@@ -30,12 +30,6 @@ export const RESOLVE_SPAN = 'voot-guard resolve'
 
 /**
  * Starts and ends the spans of one kind of trace.
- *
- * @example
- * ```ts
- * binding.bind(channel, spans.begin)        // start: the span, made active
- * subscribeTracedCalls(name, { finish: spans.end })
- * ```
  */
 export interface SpanKeeper<C extends object> {
   /** Starts the span of a trace under the active context; returns the context to make active. Never throws. */
@@ -85,11 +79,6 @@ function markFailure(span: Span, code: string): void {
  * The spans of `voot-guard:authorize`: attributes `voot_guard.requirement`, then
  * `voot_guard.outcome`, `voot_guard.reason`, `voot_guard.cache.tier`; status ERROR (and
  * `error.type`) when the answer is a 503 (or a 500).
- *
- * @example
- * ```ts
- * const keeper = createAuthorizeSpans(trace.getTracer('voot-guard'))
- * ```
  */
 export function createAuthorizeSpans(tracer: Tracer): SpanKeeper<AuthorizeContext> {
   return createSpanKeeper<AuthorizeContext>(
@@ -110,11 +99,6 @@ export function createAuthorizeSpans(tracer: Tracer): SpanKeeper<AuthorizeContex
  * The spans of `voot-guard:resolve`: attributes `voot_guard.endpoint`, then
  * `voot_guard.cache.tier`, `http.response.status_code` when the group service answered;
  * status ERROR (and `error.type`) when the lookup failed for the service's fault.
- *
- * @example
- * ```ts
- * const keeper = createResolveSpans(trace.getTracer('voot-guard'))
- * ```
  */
 export function createResolveSpans(tracer: Tracer): SpanKeeper<ResolveContext> {
   return createSpanKeeper<ResolveContext>(

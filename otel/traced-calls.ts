@@ -12,21 +12,11 @@ import { tracingChannel, type TracingChannelSubscribers } from 'node:diagnostics
  * A traced call's context as the subscribers see it: the publisher's fields plus what
  * `TracingChannel` adds (`result` when the function returned, `error` when it threw or
  * its promise rejected).
- *
- * @example
- * ```ts
- * const failed = (traced: Traced<ResolveContext>) => traced.error !== undefined
- * ```
  */
 export type Traced<C extends object> = C & { error?: unknown; result?: unknown }
 
 /**
  * What to do at the start and at the end of each traced call.
- *
- * @example
- * ```ts
- * const handlers: TracedCallHandlers<UpstreamContext> = { start: () => active.add(1), finish: () => active.add(-1) }
- * ```
  */
 export interface TracedCallHandlers<C extends object> {
   /** At the `start` event (after any bound store's transform). */
@@ -52,11 +42,6 @@ export function guarded<A extends unknown[]>(what: string, handler: (...args: A)
 
 /**
  * Subscribes `handlers` to the tracing channel `name`; returns the unsubscribe function.
- *
- * @example
- * ```ts
- * const stop = subscribeTracedCalls<ResolveContext>(CHANNELS.resolve, { finish: (ctx) => console.log(ctx.tier) })
- * ```
  */
 export function subscribeTracedCalls<C extends object>(name: string, handlers: TracedCallHandlers<C>): () => void {
   const channel = tracingChannel<unknown, Traced<C>>(name)

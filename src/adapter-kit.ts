@@ -45,4 +45,11 @@ export {
 } from './guard/http-error.js'
 export { authorizationOf, type RequestHeaders } from './guard/authorization-header.js'
 export { splitGuardOptions } from './guard/adapter-options.js'
-export { answerResponse, authorizationOfHeaders, isHttpError, withResponse, type HeaderReader, type HttpError } from './guard/adapter-web.js'
+export {
+  answerResponse,
+  authorizationOfHeaders,
+  isHttpError,
+  withResponse,
+  type HeaderReader,
+  type HttpError,
+} from './guard/adapter-web.js'

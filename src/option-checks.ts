@@ -8,11 +8,6 @@ import { InvalidOptionError } from './errors.js'
 
 /**
  * The default and the range of an integer option.
- *
- * @example
- * ```ts
- * const bounds: IntegerBounds = { fallback: 60_000, min: 0, max: 86_400_000 }
- * ```
  */
 export interface IntegerBounds {
   readonly fallback: number
@@ -23,11 +18,6 @@ export interface IntegerBounds {
 /**
  * Returns `value`, or `bounds.fallback` when it is undefined, after checking it is an
  * integer within `[bounds.min, bounds.max]`.
- *
- * @example
- * ```ts
- * const ttl = integerOption('cache.ttl', options.cache?.ttl, { fallback: 60_000, min: 0, max: 86_400_000 })
- * ```
  */
 export function integerOption(name: string, value: unknown, bounds: IntegerBounds): number {
   const { fallback, min, max } = bounds
@@ -40,11 +30,6 @@ export function integerOption(name: string, value: unknown, bounds: IntegerBound
 
 /**
  * Returns `value`, or `fallback` when it is undefined, after checking it is a function.
- *
- * @example
- * ```ts
- * const now = functionOption('now', options.now, Date.now)
- * ```
  */
 export function functionOption<F extends (...args: never[]) => unknown>(name: string, value: unknown, fallback: F): F {
   if (value === undefined) return fallback
@@ -54,11 +39,6 @@ export function functionOption<F extends (...args: never[]) => unknown>(name: st
 
 /**
  * Checks that `value` is a plain object (or undefined) and returns it, or `{}`.
- *
- * @example
- * ```ts
- * const cache = objectOption<CacheOptions>('cache', options.cache)
- * ```
  */
 export function objectOption<T extends object>(name: string, value: unknown): Partial<T> {
   if (value === undefined) return {}
@@ -71,12 +51,6 @@ export function objectOption<T extends object>(name: string, value: unknown): Pa
 /**
  * Checks that `value` is an http: or https: URL without credentials, query or fragment,
  * and returns it without a trailing slash.
- *
- * @example
- * ```ts
- * const baseUrl = baseUrlOption('baseUrl', 'https://groups-api.example.org/groups/')
- * // 'https://groups-api.example.org/groups'
- * ```
  */
 export function baseUrlOption(name: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) {

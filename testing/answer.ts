@@ -8,22 +8,12 @@ import type { ServerResponse } from 'node:http'
 
 /**
  * The content type of every JSON answer, as the real service sends it.
- *
- * @example
- * ```ts
- * res.setHeader('content-type', JSON_CONTENT_TYPE)
- * ```
  */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 /**
  * A complete answer. `json` is kept next to the serialized `body` so that a fault can
  * reshape it.
- *
- * @example
- * ```ts
- * const answer = jsonAnswer(404, { message: 'Requested resource was not found' })
- * ```
  */
 export interface Answer {
   readonly status: number
@@ -35,11 +25,6 @@ export interface Answer {
 
 /**
  * A JSON answer with the real service's content type.
- *
- * @example
- * ```ts
- * jsonAnswer(200, [{ id: 'g', displayName: 'G' }])
- * ```
  */
 export function jsonAnswer(status: number, json: unknown, headers: Readonly<Record<string, string>> = {}): Answer {
   return { status, headers: { 'content-type': JSON_CONTENT_TYPE, ...headers }, body: JSON.stringify(json), json }
@@ -47,11 +32,6 @@ export function jsonAnswer(status: number, json: unknown, headers: Readonly<Reco
 
 /**
  * The `{"message": ...}` error answer the real service sends.
- *
- * @example
- * ```ts
- * messageAnswer(403, 'This resource requires a personal token')
- * ```
  */
 export function messageAnswer(status: number, message: string, headers: Readonly<Record<string, string>> = {}): Answer {
   return jsonAnswer(status, { message }, headers)
@@ -59,31 +39,16 @@ export function messageAnswer(status: number, message: string, headers: Readonly
 
 /**
  * The answer to anything that threw.
- *
- * @example
- * ```ts
- * writeAnswer(res, INTERNAL_ERROR)
- * ```
  */
 export const INTERNAL_ERROR: Answer = messageAnswer(500, 'Internal server error')
 
 /**
  * The answer to an unknown route, an unknown or invisible group, or "not a member".
- *
- * @example
- * ```ts
- * return found === undefined ? NOT_FOUND : jsonAnswer(200, found.membership)
- * ```
  */
 export const NOT_FOUND: Answer = messageAnswer(404, 'Requested resource was not found')
 
 /**
  * Writes the whole answer with a `Content-Length`.
- *
- * @example
- * ```ts
- * writeAnswer(res, NOT_FOUND)
- * ```
  */
 export function writeAnswer(res: ServerResponse, answer: Answer): void {
   const body = answerBytes(answer)
@@ -93,11 +58,6 @@ export function writeAnswer(res: ServerResponse, answer: Answer): void {
 
 /**
  * The bytes of an answer's body as they go on the wire.
- *
- * @example
- * ```ts
- * res.writeHead(answer.status, { 'content-length': String(answerBytes(answer).length) })
- * ```
  */
 export function answerBytes(answer: Answer): Buffer {
   return typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body

@@ -8,23 +8,12 @@ import type { TokenRecord, TokenStore } from './token-store.js'
 
 /**
  * The realm in every challenge the emulator sends.
- *
- * @example
- * ```ts
- * expect(res.headers.get('www-authenticate')).toBe(`Bearer realm="${REALM}"`)
- * ```
  */
 export const REALM = 'voot-guard-emulator'
 
 /**
  * The caller of one request. `token` is the raw bearer token, kept only for fault
  * matching; it never reaches the request log.
- *
- * @example
- * ```ts
- * const caller = identifyCaller(req.headers.authorization, emulator.tokens)
- * if (caller.kind === 'token') console.log(caller.record.userId)
- * ```
  */
 export type Caller =
   | { readonly kind: 'anonymous'; readonly token?: undefined }
@@ -36,11 +25,6 @@ const BEARER = /^bearer(?:[ \t]+(.*))?$/is
 /**
  * Reads the `Authorization` header. No header or another scheme is anonymous; a Bearer
  * header whose token is empty, unknown, revoked or expired is invalid.
- *
- * @example
- * ```ts
- * identifyCaller('Basic Zm9vOmJhcg==', tokens) // { kind: 'anonymous' }
- * ```
  */
 export function identifyCaller(header: string | undefined, tokens: TokenStore): Caller {
   const match = header === undefined ? null : BEARER.exec(header.trim())
@@ -53,11 +37,6 @@ export function identifyCaller(header: string | undefined, tokens: TokenStore): 
 /**
  * A `WWW-Authenticate` value: `Bearer realm="…"`, plus an error attribute when given.
  * The real service says `invalid_scope` where RFC 6750 says `insufficient_scope`.
- *
- * @example
- * ```ts
- * challenge('invalid_token') // 'Bearer realm="voot-guard-emulator", error="invalid_token", error_description="Token is invalid"'
- * ```
  */
 export function challenge(error?: 'invalid_token' | 'invalid_scope'): string {
   const base = `Bearer realm="${REALM}"`

@@ -11,11 +11,6 @@ import type { EmulatorData } from './data.js'
 
 /**
  * Everything a dialect needs to answer one request on a matched route.
- *
- * @example
- * ```ts
- * const request: ServiceRequest = { method: 'GET', query, caller, data, now: Date.now() }
- * ```
  */
 export interface ServiceRequest {
   readonly method: string
@@ -30,12 +25,6 @@ export interface ServiceRequest {
 
 /**
  * One matched route of a dialect: its name (for faults and the log) and its answer.
- *
- * @example
- * ```ts
- * const route = routes.match('/me/groups')
- * route?.name // 'me/groups'
- * ```
  */
 export interface MatchedRoute {
   /** Such as `me/groups`, `me/groups/{groupid}`, `members/{groupid}`. */
@@ -47,12 +36,6 @@ export interface MatchedRoute {
 
 /**
  * A dialect's routes.
- *
- * @example
- * ```ts
- * const routes = dialectRoutes('openconext')
- * if (routes.isServicePath(pathname)) answer = routes.match(pathname)?.answer(request) ?? routes.unknownRoute(request)
- * ```
  */
 export interface DialectRoutes {
   /** The path prefix of the group endpoints (`/groups`, or `''` at the root): `baseUrl` is the origin plus this. */

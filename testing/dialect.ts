@@ -50,11 +50,6 @@ const dataportenRoutes: DialectRoutes = {
  * The routes of a dialect.
  *
  * @throws {@link InvalidOptionError} naming `dialect` for an unknown dialect.
- * @example
- * ```ts
- * dialectRoutes('dataporten').basePath // '/groups'
- * dialectRoutes('openconext').basePath // ''
- * ```
  */
 export function dialectRoutes(dialect: EmulatorDialect): DialectRoutes {
   switch (dialect) {

@@ -17,11 +17,6 @@ import type { Fault } from './faults.js'
 /**
  * The answer a fault sends instead of the normal one, or `undefined` when the fault does
  * not replace the answer (latency, partial, and the faults handled at socket level).
- *
- * @example
- * ```ts
- * replacementAnswer({ kind: 'status', status: 503 }) // 503 {"message":"Service Unavailable"}
- * ```
  */
 export function replacementAnswer(fault: Fault): Answer | undefined {
   switch (fault.kind) {
@@ -49,11 +44,6 @@ export function replacementAnswer(fault: Fault): Answer | undefined {
 /**
  * The normal answer's content in the wrong shape, with status 200: an object where an
  * array is due (`{"items": [...]}`) and an array where an object is due (`[{...}]`).
- *
- * @example
- * ```ts
- * wrongShape(normalAnswer, true) // 200 {"items":[...]}
- * ```
  */
 export function wrongShape(normal: Answer, listDue: boolean): Answer {
   const content = normal.status === 200 ? normal.json : undefined
@@ -63,11 +53,6 @@ export function wrongShape(normal: Answer, listDue: boolean): Answer {
 
 /**
  * Destroys the socket with a TCP RST, so the client sees `ECONNRESET`.
- *
- * @example
- * ```ts
- * resetConnection(req.socket)
- * ```
  */
 export function resetConnection(socket: Socket): void {
   socket.resetAndDestroy()
@@ -76,11 +61,6 @@ export function resetConnection(socket: Socket): void {
 /**
  * Sends the answer's headers with its full `Content-Length` and the first half of its body,
  * then closes the connection.
- *
- * @example
- * ```ts
- * writeTruncated(res, answer)
- * ```
  */
 export function writeTruncated(res: ServerResponse, answer: Answer): void {
   const body = answerBytes(answer)
@@ -92,11 +72,6 @@ export function writeTruncated(res: ServerResponse, answer: Answer): void {
 
 /**
  * Sends the answer with its body trickled at `bytesPerSecond`.
- *
- * @example
- * ```ts
- * await writeSlowly(res, answer, 50, signal)
- * ```
  */
 export async function writeSlowly(res: ServerResponse, answer: Answer, bytesPerSecond: number, signal: AbortSignal): Promise<void> {
   const body = answerBytes(answer)
@@ -115,11 +90,6 @@ export async function writeSlowly(res: ServerResponse, answer: Answer, bytesPerS
 /**
  * Streams a valid JSON array of exactly `bytes` bytes (group-like elements, padded with
  * whitespace), chunked, without `Content-Length`, so a client must count what it reads.
- *
- * @example
- * ```ts
- * await writeOversized(res, 5 * 1024 * 1024, signal)
- * ```
  */
 export async function writeOversized(res: ServerResponse, bytes: number, signal: AbortSignal): Promise<void> {
   res.writeHead(200, { 'content-type': JSON_CONTENT_TYPE })
@@ -151,11 +121,6 @@ export async function writeOversized(res: ServerResponse, bytes: number, signal:
 
 /**
  * Waits `ms`; resolves `false` (without throwing) when `signal` fires first.
- *
- * @example
- * ```ts
- * if (!(await pause(latency, signal))) return // the connection is gone
- * ```
  */
 export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false

@@ -83,11 +83,6 @@ export interface FaultController {
 
 /**
  * What the registry looks at to pick a fault for a request.
- *
- * @example
- * ```ts
- * const candidate: FaultCandidate = { token, pathname, decodedPathname: decodePathname(pathname), route: route?.name }
- * ```
  */
 export interface FaultCandidate {
   readonly token: string | undefined
@@ -108,13 +103,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 307, 308])
 
 /**
  * The emulator's faults, in the order they were added.
- *
- * @example
- * ```ts
- * const registry = new FaultRegistry()
- * registry.add({ kind: 'reset' }, { times: 1 })
- * registry.take({ token: undefined, pathname: '/groups/grouptypes', decodedPathname: '/groups/grouptypes', route: 'grouptypes' })
- * ```
  */
 export class FaultRegistry implements FaultController {
   #entries: Entry[] = []

@@ -15,11 +15,6 @@ export { parseLogo, type GroupLogo } from './logo-data-url.js'
 /**
  * The answer to `groups/{groupid}/logo` for a visible group: the image with its content
  * type, or `undefined` (a 404) when the group has no logo.
- *
- * @example
- * ```ts
- * return logoAnswer(group) ?? NOT_FOUND
- * ```
  */
 export function logoAnswer(group: EmulatorGroup): Answer | undefined {
   const logo = typeof group.logo === 'string' ? parseLogo(group.logo) : undefined
@@ -30,11 +25,6 @@ export function logoAnswer(group: EmulatorGroup): Answer | undefined {
 /**
  * A group as its JSON is served: without the emulator's `logo` field (a large `data:` URL
  * that the real service does not put in a group's JSON).
- *
- * @example
- * ```ts
- * jsonAnswer(200, servedGroup(group))
- * ```
  */
 export function servedGroup(group: EmulatorGroup): EmulatorGroup {
   if (!Object.hasOwn(group, 'logo')) return group

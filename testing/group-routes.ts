@@ -18,11 +18,6 @@ import { isActiveMembership, meAccess, ownMemberships, type OwnMembership } from
  * The path prefixes the group endpoints live under: the real service serves every path
  * also with `v1/` right after its `/groups` prefix (there is no `/v1/groups`). The longer
  * prefix comes first, so that `/groups/v1/me/groups` is not read as `/groups` + `v1/...`.
- *
- * @example
- * ```ts
- * GROUP_PREFIXES.map((prefix) => `${origin}${prefix}/grouptypes`)
- * ```
  */
 export const GROUP_PREFIXES: readonly string[] = ['/groups/v1', '/groups']
 
@@ -31,12 +26,6 @@ const TYPES_WITHOUT_MEMBER_LIST = new Set(['fc:org'])
 
 /**
  * One matched group endpoint, with the group id decoded from its single path segment.
- *
- * @example
- * ```ts
- * matchGroupRoute('/groups/me/groups/fc%3Aorg%3Aexample.org')
- * // { name: 'me/groups/{groupid}', groupId: 'fc:org:example.org' }
- * ```
  */
 export type GroupRoute =
   | { readonly name: 'me/groups' }
@@ -49,22 +38,11 @@ export type GroupRoute =
 
 /**
  * Routes whose answer is a JSON array.
- *
- * @example
- * ```ts
- * LIST_ROUTES.has('me/groups') // true
- * ```
  */
 export const LIST_ROUTES: ReadonlySet<GroupRoute['name']> = new Set(['me/groups', 'groups/{groupid}/members', 'groups', 'grouptypes'])
 
 /**
  * Whether a raw pathname belongs to the group service rather than the authorization server.
- *
- * @example
- * ```ts
- * isGroupServicePath('/groups/v1/grouptypes') // true
- * isGroupServicePath('/oauth/token')          // false
- * ```
  */
 export function isGroupServicePath(pathname: string): boolean {
   return GROUP_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`))
@@ -74,11 +52,6 @@ export function isGroupServicePath(pathname: string): boolean {
  * Matches a raw (still percent-encoded) pathname. Each segment is decoded on its own, so
  * `%2F` inside an id stays inside the id. Bad percent-encoding, an empty id or an unknown
  * shape give `undefined` (a 404).
- *
- * @example
- * ```ts
- * matchGroupRoute('/groups/v1/groups/a%2Fb/members') // { name: 'groups/{groupid}/members', groupId: 'a/b' }
- * ```
  */
 export function matchGroupRoute(pathname: string): GroupRoute | undefined {
   const prefix = GROUP_PREFIXES.find((candidate) => pathname.startsWith(`${candidate}/`))
@@ -105,11 +78,6 @@ export function matchGroupRoute(pathname: string): GroupRoute | undefined {
 /**
  * Decodes a raw pathname segment by segment and joins the result with `/`: a readable
  * form for matching fault and counter paths. Falls back to the raw pathname.
- *
- * @example
- * ```ts
- * decodePathname('/groups/me/groups/fc%3Aorg%3Aexample.org') // '/groups/me/groups/fc:org:example.org'
- * ```
  */
 export function decodePathname(pathname: string): string {
   return decodeSegments(pathname)?.join('/') ?? pathname
@@ -117,11 +85,6 @@ export function decodePathname(pathname: string): string {
 
 /**
  * Everything {@link answerGroupRequest} needs to know about one request.
- *
- * @example
- * ```ts
- * const request: GroupRequest = { method: 'GET', route: { name: 'me/groups' }, query, caller, data, now: Date.now() }
- * ```
  */
 export interface GroupRequest {
   readonly method: string
@@ -137,11 +100,6 @@ export interface GroupRequest {
 
 /**
  * The real service's answer to one request on a matched route.
- *
- * @example
- * ```ts
- * const answer = answerGroupRequest({ method: 'GET', route: { name: 'grouptypes' }, query, caller, data, now: Date.now() })
- * ```
  */
 export function answerGroupRequest(request: GroupRequest): Answer {
   const { method, route, query, caller, data, now } = request
@@ -223,11 +181,6 @@ function matchesQuery(group: EmulatorGroup, needle: string): boolean {
 /**
  * Splits a raw path at `/` and percent-decodes each segment on its own (so `%2F` stays
  * inside its segment); `undefined` for bad percent-encoding.
- *
- * @example
- * ```ts
- * decodeSegments('me/groups/a%2Fb') // ['me', 'groups', 'a/b']
- * ```
  */
 export function decodeSegments(path: string): string[] | undefined {
   try {

@@ -19,11 +19,6 @@ import type { TokenStore } from './token-store.js'
 
 /**
  * Options of {@link createGroupService}.
- *
- * @example
- * ```ts
- * const options: GroupServiceOptions = { data, routes: dialectRoutes('dataporten'), tokens, faults: new FaultRegistry(), latency: 0, now: Date.now }
- * ```
  */
 export interface GroupServiceOptions {
   /** The data served (live). */
@@ -42,12 +37,6 @@ export interface GroupServiceOptions {
 
 /**
  * The group endpoints' request handler.
- *
- * @example
- * ```ts
- * const service = createGroupService(options)
- * await service.handle(req, res, { rawUrl: req.url ?? '/', entry: logEntry, signal })
- * ```
  */
 export interface GroupService {
   /**
@@ -63,11 +52,6 @@ export interface GroupService {
 
 /**
  * Creates the handler of the group endpoints.
- *
- * @example
- * ```ts
- * const service = createGroupService({ data, routes, tokens, faults, latency: 0, now: Date.now })
- * ```
  */
 export function createGroupService(options: GroupServiceOptions): GroupService {
   const { data, routes, tokens, faults, latency, limiter, now } = options

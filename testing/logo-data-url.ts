@@ -10,11 +10,6 @@ const IMAGE_DATA_URL = /^data:(image\/[a-z0-9][a-z0-9.+-]*)(;base64)?,(.*)$/is
 
 /**
  * A decoded logo: its content type and bytes.
- *
- * @example
- * ```ts
- * const logo: GroupLogo = { contentType: 'image/png', bytes: Buffer.from(png) }
- * ```
  */
 export interface GroupLogo {
   readonly contentType: string
@@ -24,12 +19,6 @@ export interface GroupLogo {
 /**
  * Decodes an image `data:` URL (base64 or percent-encoded), or `undefined` when the text
  * is not one.
- *
- * @example
- * ```ts
- * parseLogo('data:image/svg+xml,%3Csvg%2F%3E') // { contentType: 'image/svg+xml', bytes: <Buffer 3c 73 76 67 2f 3e> }
- * parseLogo('https://example.org/logo.png')   // undefined
- * ```
  */
 export function parseLogo(text: string): GroupLogo | undefined {
   const match = IMAGE_DATA_URL.exec(text)

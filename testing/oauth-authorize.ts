@@ -35,11 +35,6 @@ const CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/
 
 /**
  * Answers one request to the authorization endpoint.
- *
- * @example
- * ```ts
- * writeAnswer(res, await authorize(ctx, req, url))
- * ```
  */
 export async function authorize(ctx: OAuthContext, req: IncomingMessage, url: URL): Promise<Answer> {
   if (req.method === 'GET' || req.method === 'HEAD') return showConsent(ctx, url.searchParams)
@@ -211,11 +206,6 @@ function redirectBack(
  * Whether `requested` is one of the client's registered redirect URIs. An exact match,
  * except that for loopback IP redirect URIs any port matches (RFC 8252 section 7.3), so
  * apps and tests listening on a random port can use the demo client.
- *
- * @example
- * ```ts
- * redirectUriMatches(['http://127.0.0.1:3000/callback'], 'http://127.0.0.1:49152/callback') // true
- * ```
  */
 export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
   if (registered.includes(requested)) return true

@@ -61,11 +61,6 @@ const MAX_ENTRIES = 10_000
 /**
  * Stores `value` under `key`, first dropping expired entries and, if still full, the
  * oldest, so a flood of requests cannot grow the map without bound.
- *
- * @example
- * ```ts
- * remember(ctx.codes, digest(code), record, ctx.now())
- * ```
  */
 export function remember<V extends { readonly expiresAt: number }>(map: Map<string, V>, key: string, value: V, now: number): void {
   if (map.size >= MAX_ENTRIES) {
@@ -81,11 +76,6 @@ export function remember<V extends { readonly expiresAt: number }>(map: Map<stri
 
 /**
  * SHA-256 of a secret value, base64url: codes are stored under it, never raw.
- *
- * @example
- * ```ts
- * ctx.codes.get(digest(code))
- * ```
  */
 export function digest(value: string): string {
   return createHash('sha256').update(value).digest('base64url')
@@ -93,11 +83,6 @@ export function digest(value: string): string {
 
 /**
  * The registered client with this id.
- *
- * @example
- * ```ts
- * const client = findClient(ctx.data, 'demo-client')
- * ```
  */
 export function findClient(data: EmulatorData, clientId: string | undefined): EmulatorClient | undefined {
   return clientId === undefined ? undefined : data.clients.find((c) => c.clientId === clientId)
@@ -107,11 +92,6 @@ export function findClient(data: EmulatorData, clientId: string | undefined): Em
  * The scopes granted for a request: the requested ones the client is registered for
  * (others are dropped silently, as the real service does), or, when none were requested,
  * all of the client's scopes except `openid` (which must be asked for).
- *
- * @example
- * ```ts
- * grantScopes(client, 'openid groups unknown') // ['openid', 'groups']
- * ```
  */
 export function grantScopes(client: EmulatorClient, requested: string | undefined): string[] {
   const allowed = client.scopes ?? ['openid', 'userid', 'profile', 'email', 'groups']

@@ -15,12 +15,6 @@ export type FormResult = { readonly ok: true; readonly params: Map<string, strin
 /**
  * Reads the request body as a form. Refuses another content type, a body over 64 KiB, and
  * a parameter that appears twice (RFC 6749 section 3.2).
- *
- * @example
- * ```ts
- * const form = await readForm(req)
- * if (!form.ok) return tokenError(400, 'invalid_request', form.reason)
- * ```
  */
 export async function readForm(req: IncomingMessage): Promise<FormResult> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()

@@ -16,11 +16,6 @@ interface KeyPair {
 
 /**
  * The signing keys of one emulated authorization server.
- *
- * @example
- * ```ts
- * const { keys } = await signingKeys.jwks()
- * ```
  */
 export interface SigningKeys {
   /** Signs a JWT with the current key (`alg: RS256`, `kid` set). */
@@ -36,13 +31,6 @@ export interface SigningKeys {
 
 /**
  * Creates a lazily generated, rotatable RS256 key set.
- *
- * @example
- * ```ts
- * const keys = createSigningKeys()
- * const jwt = await keys.sign({ iss, sub: 'alice', aud: 'demo-client' })
- * await keys.rotate()
- * ```
  */
 export function createSigningKeys(): SigningKeys {
   let current: Promise<KeyPair> | undefined

@@ -55,11 +55,6 @@ const HEADERS: Readonly<Record<string, string>> = {
 
 /**
  * The sign-in and consent page.
- *
- * @example
- * ```ts
- * writeAnswer(res, consentPage({ requestId, clientName: 'Demo client', redirectUri, scopes: ['groups'], users, action: '/oauth/authorization' }))
- * ```
  */
 export function consentPage(page: ConsentPage): Answer {
   const insecure = isInsecureRedirect(page.redirectUri)
@@ -94,11 +89,6 @@ ${scopes}
 
 /**
  * The page for a request that cannot be answered by a redirect to the client.
- *
- * @example
- * ```ts
- * writeAnswer(res, errorPage(400, 'The redirect_uri is not registered for this client.'))
- * ```
  */
 export function errorPage(status: number, message: string): Answer {
   const body = `<h1>Sign-in request refused</h1>

@@ -27,21 +27,11 @@ import type { TokenStore } from './token-store.js'
 
 /**
  * The path of the JWKS.
- *
- * @example
- * ```ts
- * await fetch(`${emulator.authUrl}${JWKS_PATH}`)
- * ```
  */
 export const JWKS_PATH = '/openid/jwks'
 
 /**
  * Options of {@link createOAuthServer}.
- *
- * @example
- * ```ts
- * const options: OAuthServerOptions = { data: defaultData, tokens: new TokenStore(), issuer: origin, now: Date.now }
- * ```
  */
 export interface OAuthServerOptions {
   /** The data set: its users sign in, its clients are registered. */
@@ -84,15 +74,6 @@ export interface OAuthServer {
 
 /**
  * Creates the authorization server of an emulator.
- *
- * @example
- * ```ts
- * const oauth = createOAuthServer({ data, tokens, issuer: 'http://127.0.0.1:4000', now: Date.now })
- * http.createServer(async (req, res) => {
- *   const url = new URL(req.url ?? '/', oauth.issuer)
- *   if (!(await oauth.handle(req, res, url))) res.writeHead(404).end()
- * })
- * ```
  */
 export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
   const issuer = options.issuer.replace(/\/+$/, '')

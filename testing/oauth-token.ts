@@ -30,11 +30,6 @@ type ClientAuth = { readonly ok: true; readonly client: EmulatorClient } | { rea
 
 /**
  * Answers one request to the token endpoint.
- *
- * @example
- * ```ts
- * writeAnswer(res, await token(ctx, req))
- * ```
  */
 export async function token(ctx: OAuthContext, req: IncomingMessage): Promise<Answer> {
   if (req.method !== 'POST') {
@@ -149,11 +144,6 @@ function clientCredentials(ctx: OAuthContext, client: EmulatorClient, params: Ma
 
 /**
  * An RFC 6749 section 5.2 error answer.
- *
- * @example
- * ```ts
- * tokenError(400, 'invalid_grant', 'The code has expired')
- * ```
  */
 export function tokenError(status: number, error: string, description: string, headers: Readonly<Record<string, string>> = {}): Answer {
   return jsonAnswer(status, { error, error_description: description }, { ...NO_STORE, ...headers })

@@ -19,11 +19,6 @@ export const USERINFO_PATHS = { openid: '/openid/userinfo', spec: '/userinfo' } 
 
 /**
  * Answers one request to a userinfo endpoint.
- *
- * @example
- * ```ts
- * writeAnswer(res, userinfo(ctx, req, 'openid'))
- * ```
  */
 export function userinfo(ctx: OAuthContext, req: IncomingMessage, flavour: 'openid' | 'spec'): Answer {
   req.resume()

@@ -29,22 +29,12 @@ const SERVICE_ROOTS = new Set(['me', 'internal', 'members'])
 /**
  * The schacHomeOrganization of a user when the data names none: in person URNs
  * (`urn:collab:person:example.org:alice`) and member ids.
- *
- * @example
- * ```ts
- * personUrn(user) // 'urn:collab:person:example.org:alice'
- * ```
  */
 export const DEFAULT_SCHAC_HOME = 'example.org'
 
 /**
  * A user's person URN, as `members/{groupId}` lists it and `internal/groups/{userId}` takes
  * it: from the user's `schacHomeOrganization` field, else {@link DEFAULT_SCHAC_HOME}.
- *
- * @example
- * ```ts
- * personUrn({ id: 'alice', name: 'Alice', memberships: [] }) // 'urn:collab:person:example.org:alice'
- * ```
  */
 export function personUrn(user: EmulatorUser): string {
   const home = typeof user['schacHomeOrganization'] === 'string' ? user['schacHomeOrganization'] : DEFAULT_SCHAC_HOME
@@ -53,11 +43,6 @@ export function personUrn(user: EmulatorUser): string {
 
 /**
  * The routes of the OpenConext dialect, at the service root.
- *
- * @example
- * ```ts
- * openConextRoutes.match('/me/groups')?.name // 'me/groups'
- * ```
  */
 export const openConextRoutes: DialectRoutes = {
   basePath: '',

@@ -8,11 +8,6 @@ import { InvalidOptionError } from '../src/errors.js'
 
 /**
  * Options of {@link createRateLimiter}.
- *
- * @example
- * ```ts
- * const options: RateLimiterOptions = { limit: 10, windowMs: 1000, now: () => fakeNow }
- * ```
  */
 export interface RateLimiterOptions {
   /** Requests allowed per window and address. */
@@ -25,23 +20,11 @@ export interface RateLimiterOptions {
 
 /**
  * The verdict on one request.
- *
- * @example
- * ```ts
- * const verdict = limiter.take(address)
- * if (!verdict.allowed) res.setHeader('retry-after', String(verdict.retryAfterSeconds))
- * ```
  */
 export type RateLimitVerdict = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number }
 
 /**
  * A rate limiter.
- *
- * @example
- * ```ts
- * const limiter = createRateLimiter({ limit: 2, windowMs: 1000 })
- * limiter.take('127.0.0.1') // { allowed: true }
- * ```
  */
 export interface RateLimiter {
   /** Counts one request from `address` and says whether it is allowed. */
@@ -55,10 +38,6 @@ const SWEEP_THRESHOLD = 10_000
  *
  * @throws {@link voot-guard!InvalidOptionError} for a `limit` that is not a positive integer or a
  *   `windowMs` that is not a positive number.
- * @example
- * ```ts
- * const limiter = createRateLimiter({ limit: 100, windowMs: 60_000 })
- * ```
  */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const { limit, windowMs, now = Date.now } = options

@@ -50,13 +50,6 @@ const REDACTED_PARAMETERS = /^(?:access_token|refresh_token|id_token|id_token_hi
 
 /**
  * Request log and counters.
- *
- * @example
- * ```ts
- * const log = new RequestLog()
- * const entry = log.start('GET', '/groups/me/groups', Date.now(), res)
- * log.count('/groups/me/groups') // 1
- * ```
  */
 export class RequestLog {
   #entries: MutableRecordedRequest[] = []

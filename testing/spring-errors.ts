@@ -10,11 +10,6 @@ import { jsonAnswer, type Answer } from './answer.js'
 
 /**
  * The content type of Spring MVC's JSON answers (Jackson): no charset parameter.
- *
- * @example
- * ```ts
- * jsonAnswer(200, groups, { 'content-type': SPRING_JSON_CONTENT_TYPE })
- * ```
  */
 export const SPRING_JSON_CONTENT_TYPE = 'application/json'
 
@@ -22,11 +17,6 @@ const RFC6750_ERROR_URI = 'https://tools.ietf.org/html/rfc6750#section-3.1'
 
 /**
  * Why Spring Security refused a request before it reached a controller.
- *
- * @example
- * ```ts
- * const reason: BearerRefusal = 'insufficient_scope'
- * ```
  */
 export type BearerRefusal = 'missing' | 'invalid_token' | 'insufficient_scope'
 
@@ -34,12 +24,6 @@ export type BearerRefusal = 'missing' | 'invalid_token' | 'insufficient_scope'
  * Spring Security's refusal: 401 (no token, or one the introspection endpoint says is not
  * active) or 403 (a scope is missing), with an EMPTY body; Spring's challenge carries no
  * realm.
- *
- * @example
- * ```ts
- * bearerRefusal('invalid_token').headers['www-authenticate']
- * // 'Bearer error="invalid_token", error_description="Provided token isn\'t active", error_uri="https://tools.ietf.org/html/rfc6750#section-3.1"'
- * ```
  */
 export function bearerRefusal(reason: BearerRefusal): Answer {
   switch (reason) {
@@ -68,11 +52,6 @@ export function bearerRefusal(reason: BearerRefusal): Answer {
 
 /**
  * What a Spring error body says.
- *
- * @example
- * ```ts
- * const failure: SpringFailure = { status: 404, exception: 'voot.ResourceNotFoundException' }
- * ```
  */
 export interface SpringFailure {
   /** The HTTP status sent. */
@@ -99,12 +78,6 @@ const REASONS: Readonly<Record<number, string>> = {
  * The JSON error answer of OpenConext-voot's `DefaultErrorController`:
  * `{"timestamp","status","error","exception","message"}`, with the timestamp in Jackson's
  * default form (`2026-11-21T12:00:00.000+00:00`).
- *
- * @example
- * ```ts
- * springError({ status: 404, exception: 'voot.ResourceNotFoundException' }, Date.now())
- * // 404 {"timestamp":"…","status":404,"error":"Not Found","exception":"voot.ResourceNotFoundException","message":"No message available"}
- * ```
  */
 export function springError(failure: SpringFailure, now: number): Answer {
   const bodyStatus = failure.bodyStatus ?? failure.status

@@ -15,11 +15,6 @@ import type { TokenRecord } from './token-store.js'
 
 /**
  * A membership together with its group.
- *
- * @example
- * ```ts
- * for (const { group, membership } of ownMemberships(data, record)) console.log(group.id, membership.basic)
- * ```
  */
 export interface OwnMembership {
   readonly group: EmulatorGroup
@@ -34,11 +29,6 @@ const EDU_TYPE = /^fc:(?:fs:|gogroup$|grep$)/
  * Whether a membership is active at `now`: `active !== false`, and `now` inside the
  * `notBefore`/`notAfter` of both the membership and its group. A plain role string has
  * no dates of its own.
- *
- * @example
- * ```ts
- * isActiveMembership({ basic: 'member', notAfter: '2020-01-01T00:00:00Z' }, group, Date.now()) // false
- * ```
  */
 export function isActiveMembership(membership: Membership | string, group: EmulatorGroup, now: number): boolean {
   if (typeof membership === 'string') return insideDates(group, now)
@@ -50,11 +40,6 @@ export function isActiveMembership(membership: Membership | string, group: Emula
  * The memberships of the token's user that the token's scopes reveal, in data order;
  * empty for a client-only token. Whether the token may call `me/*` at all is
  * {@link meAccess}'s question.
- *
- * @example
- * ```ts
- * const mine = ownMemberships(emulator.data, emulator.tokens.lookup(token)!)
- * ```
  */
 export function ownMemberships(data: EmulatorData, record: TokenRecord): OwnMembership[] {
   const user = record.userId === undefined ? undefined : data.users.find((candidate) => candidate.id === record.userId)
@@ -66,11 +51,6 @@ export function ownMemberships(data: EmulatorData, record: TokenRecord): OwnMemb
 /**
  * Every membership of a user with its group, in data order, whatever a token's scopes
  * (what a client-credentials route that names the user sees).
- *
- * @example
- * ```ts
- * userMemberships(emulator.data, emulator.data.users[0]!).map((entry) => entry.group.id)
- * ```
  */
 export function userMemberships(data: EmulatorData, user: EmulatorUser): OwnMembership[] {
   const groups = new Map(data.groups.map((group) => [group.id, group]))
@@ -87,11 +67,6 @@ export function userMemberships(data: EmulatorData, user: EmulatorUser): OwnMemb
 /**
  * Whether a token may call `me/*`: `'personal-token-required'` for a client-only token,
  * `'scope-required'` for a personal token without any groups scope, else `'ok'`.
- *
- * @example
- * ```ts
- * meAccess(record) === 'ok'
- * ```
  */
 export function meAccess(record: TokenRecord): 'ok' | 'personal-token-required' | 'scope-required' {
   if (record.userId === undefined) return 'personal-token-required'

@@ -79,11 +79,6 @@ export interface NestGuardCore {
 /**
  * Validates the module's options (throwing `InvalidOptionError` naming the option) and
  * builds the core.
- *
- * @example
- * ```ts
- * const nestCore = createNestGuardCore({ baseUrl: 'https://groups-api.example.org/groups' })
- * ```
  */
 export function createNestGuardCore(options: VootGuardModuleOptions): NestGuardCore {
   const { getToken, ...coreOptions } = options ?? {}

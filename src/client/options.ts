@@ -11,51 +11,26 @@ import { VERSION } from '../version.js'
 
 /**
  * Default whole-call deadline of one upstream call, in ms.
- *
- * @example
- * ```ts
- * const timeout = options.timeout ?? DEFAULT_TIMEOUT // 5000
- * ```
  */
 export const DEFAULT_TIMEOUT = 5000
 
 /**
  * Longest accepted `timeout`, in ms (ten minutes).
- *
- * @example
- * ```ts
- * createGroupsClient({ baseUrl, timeout: MAX_TIMEOUT })
- * ```
  */
 export const MAX_TIMEOUT = 600_000
 
 /**
  * Default `maxResponseBytes` (1 MiB).
- *
- * @example
- * ```ts
- * createGroupsClient({ baseUrl, maxResponseBytes: 4 * DEFAULT_MAX_RESPONSE_BYTES })
- * ```
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1 << 20
 
 /**
  * Largest accepted `maxResponseBytes` (64 MiB).
- *
- * @example
- * ```ts
- * createGroupsClient({ baseUrl, maxResponseBytes: MAX_MAX_RESPONSE_BYTES })
- * ```
  */
 export const MAX_MAX_RESPONSE_BYTES = 64 << 20
 
 /**
  * Default `User-Agent` header of every upstream call: `voot-guard/<version>`.
- *
- * @example
- * ```ts
- * createGroupsClient({ baseUrl, userAgent: `my-app/1.0 ${DEFAULT_USER_AGENT}` })
- * ```
  */
 export const DEFAULT_USER_AGENT = `voot-guard/${VERSION}`
 
@@ -100,12 +75,6 @@ export interface GroupsClientOptions {
 
 /**
  * {@link GroupsClientOptions} after validation, with defaults filled in.
- *
- * @example
- * ```ts
- * const { origin, basePath } = resolveGroupsClientOptions({ baseUrl: 'https://x.example/groups/' })
- * // origin 'https://x.example', basePath '/groups'
- * ```
  */
 export interface ResolvedGroupsClientOptions {
   /** The normalised base URL: origin and base path, without a trailing slash. */
@@ -128,11 +97,6 @@ const MAX_USER_AGENT_LENGTH = 256
 /**
  * Validates {@link GroupsClientOptions} and fills in the defaults. Throws
  * {@link InvalidOptionError} naming the first invalid option.
- *
- * @example
- * ```ts
- * resolveGroupsClientOptions({ baseUrl: 'ftp://x' }) // throws InvalidOptionError: options.baseUrl: ...
- * ```
  */
 export function resolveGroupsClientOptions(options: GroupsClientOptions): ResolvedGroupsClientOptions {
   if (typeof options !== 'object' || options === null) {

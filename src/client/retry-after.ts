@@ -7,11 +7,6 @@
 /**
  * Longest wait ever derived from a `Retry-After` header, in seconds (one hour): a hostile
  * or broken upstream cannot make clients stay away for longer.
- *
- * @example
- * ```ts
- * parseRetryAfter('86400') === MAX_RETRY_AFTER_SECONDS // true
- * ```
  */
 export const MAX_RETRY_AFTER_SECONDS = 3600
 
@@ -37,13 +32,6 @@ const HTTP_DATE = new RegExp(
  *
  * @param value - The header value as undici reports it (a repeated header is an array).
  * @param now - The current time in ms since the epoch; defaults to `Date.now()`.
- *
- * @example
- * ```ts
- * parseRetryAfter('120')                            // 120
- * parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT')  // 0 (in the past)
- * parseRetryAfter('soon')                           // undefined
- * ```
  */
 export function parseRetryAfter(value: string | readonly string[] | undefined, now: number = Date.now()): number | undefined {
   if (typeof value !== 'string') return undefined

@@ -15,11 +15,6 @@ import { parseRetryAfter } from './retry-after.js'
 
 /**
  * The endpoint templates, as they appear in `UpstreamError.endpoint`.
- *
- * @example
- * ```ts
- * if (err instanceof UpstreamError && err.endpoint === 'me/groups/{groupid}') retryLater()
- * ```
  */
 export type GroupsEndpoint = 'me/groups' | 'me/groups/{groupid}' | 'groups/{groupid}' | 'groups/{groupid}/members' | 'groups' | 'grouptypes'
 

@@ -14,11 +14,6 @@ import type { Decision } from './types.js'
 /**
  * The lookups a cold decision may make, bound to one token by the resolver (cached,
  * coalesced, and so on).
- *
- * @example
- * ```ts
- * const decision = await decide(requirement, lookups)
- * ```
  */
 export interface DecisionLookups {
   readonly now: number
@@ -33,11 +28,6 @@ export interface DecisionLookups {
  * Decides a requirement completely, fetching what it needs. Rejects (with the lookup's
  * error) when the outcome depends on an answer that failed: unknown is never turned into
  * allowed or denied.
- *
- * @example
- * ```ts
- * const decision = await decide(anyOf(group('a'), group('b', 'admin')), lookups)
- * ```
  */
 export async function decide(requirement: Requirement, lookups: DecisionLookups): Promise<Decision> {
   const known = createKnownView(lookups)

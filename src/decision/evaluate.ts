@@ -24,22 +24,12 @@ import type { Decision, DecisionReason } from './types.js'
 
 /**
  * Marks an answer that is not known yet (not cached, not fetched).
- *
- * @example
- * ```ts
- * const view = { ..., list: () => UNKNOWN }
- * ```
  */
 export const UNKNOWN: unique symbol = Symbol('unknown')
 
 /**
  * An answer whose lookup failed: the decision can only be unknown unless other answers
  * settle it.
- *
- * @example
- * ```ts
- * const failed = new LookupFailure(new UpstreamError('ERR_UPSTREAM_TIMEOUT', 'slow'))
- * ```
  */
 export class LookupFailure {
   constructor(readonly error: unknown) {}
@@ -47,11 +37,6 @@ export class LookupFailure {
 
 /**
  * What an evaluation may read: the answers known so far for one user.
- *
- * @example
- * ```ts
- * const view: DecisionView = { now: Date.now(), roles: DEFAULT_ROLES, list: () => index, membership: () => UNKNOWN, predicate: () => UNKNOWN }
- * ```
  */
 export interface DecisionView {
   /** The instant the decision is made at (ms since the epoch), for dated memberships. */
@@ -69,12 +54,6 @@ export interface DecisionView {
 /**
  * What an evaluation still needs before it can decide. The list comes first: which
  * memberships are needed is known only once the list is.
- *
- * @example
- * ```ts
- * const result = evaluate(requirement, view)
- * if (result instanceof Needs) await fetch(result.list ? ['me/groups'] : result.memberships)
- * ```
  */
 export class Needs {
   list = false
@@ -86,12 +65,6 @@ export class Needs {
  * Evaluates a requirement on a view: a {@link Decision} when the known answers settle it,
  * a {@link LookupFailure} when it is unknown because a lookup failed, or the {@link Needs}
  * it still has.
- *
- * @example
- * ```ts
- * const result = evaluate(anyOf(group('a'), group('b', 'admin')), view)
- * if (result instanceof LookupFailure) throw result.error
- * ```
  */
 export function evaluate(requirement: Requirement, view: DecisionView): Decision | LookupFailure | Needs {
   needs = undefined

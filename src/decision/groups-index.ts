@@ -9,11 +9,6 @@ import type { GroupWithMembership } from '../types.js'
 
 /**
  * A `me/groups` answer with its index. Built once when the answer is cached.
- *
- * @example
- * ```ts
- * const index: GroupsIndex = indexGroups(await client.myGroups(token))
- * ```
  */
 export interface GroupsIndex {
   readonly list: readonly GroupWithMembership[]
@@ -25,11 +20,6 @@ const INDEX_FROM = 16
 
 /**
  * Builds a {@link GroupsIndex}; the first entry wins when an id is listed twice.
- *
- * @example
- * ```ts
- * const index = indexGroups(await client.myGroups(token))
- * ```
  */
 export function indexGroups(list: readonly GroupWithMembership[]): GroupsIndex {
   if (list.length <= INDEX_FROM) return { list, byId: undefined }
@@ -40,11 +30,6 @@ export function indexGroups(list: readonly GroupWithMembership[]): GroupsIndex {
 
 /**
  * The listed group with id `groupId`, if any.
- *
- * @example
- * ```ts
- * const listed = findListed(index, 'fc:org:example.org')
- * ```
  */
 export function findListed(index: GroupsIndex, groupId: string): GroupWithMembership | undefined {
   if (index.byId !== undefined) return index.byId.get(groupId)

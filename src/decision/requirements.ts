@@ -283,11 +283,6 @@ export function describeRequirement(requirement: Requirement): string {
 /**
  * Every role a requirement names, so that a resolver can check them against its `roles`
  * when the route is declared.
- *
- * @example
- * ```ts
- * rolesOf(anyOf(group('a', 'admin'), group('b'))) // ['admin']
- * ```
  */
 export function rolesOf(requirement: Requirement): string[] {
   switch (requirement.kind) {

@@ -1,5 +1,5 @@
 /**
- * The HTTP contract of the adapters (DESIGN.md section 4): which status, which
+ * The HTTP contract of the adapters (docs/http-contract.md): which status, which
  * `WWW-Authenticate` challenge, which JSON body each error becomes. Adapters only copy
  * these onto their framework's response.
  *

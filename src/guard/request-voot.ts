@@ -62,12 +62,6 @@ function reachesAccessor(prototype: object): boolean {
 /**
  * Sets `request.voot`: through the accessor on Express's request prototype (see the
  * module's comment for why), else as an own property.
- *
- * @example
- * ```ts
- * setVoot(req, context)
- * req.voot === context // true
- * ```
  */
 export function setVoot(request: VootCarrier, context: VootContext): void {
   const prototype = Object.getPrototypeOf(request) as object | null

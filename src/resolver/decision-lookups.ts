@@ -26,12 +26,6 @@ export interface TokenLookup {
 
 /**
  * Builds the {@link DecisionLookups} of one token.
- *
- * @example
- * ```ts
- * const lookupsFor = createDecisionLookups(client, roles, lookup)
- * await decide(requirement, lookupsFor({ token, digest, options, at }))
- * ```
  */
 export function createDecisionLookups(
   client: GroupsClient,

@@ -34,11 +34,6 @@ export interface ResolveOptions {
 
 /**
  * One lookup to make.
- *
- * @example
- * ```ts
- * lookups.lookup({ token, digest, kind: 'groups', groupId: undefined, options, fetch: (signal) => client.myGroups(token, { signal }) })
- * ```
  */
 export interface Lookup {
   readonly token: string
@@ -86,12 +81,6 @@ export interface LookupParts {
 
 /**
  * The lookup function of one resolver.
- *
- * @example
- * ```ts
- * const lookup = createLookups(parts)
- * const index = await lookup({ token, digest, kind: 'groups', groupId: undefined, options, fetch })
- * ```
  */
 export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<unknown> {
   const { store, gate, telemetry, shared, now } = parts

@@ -15,11 +15,6 @@ export const MISCONFIGURED_WARNING = 'VOOT_GUARD_MISCONFIGURED'
 /**
  * The likely mistake behind an upstream failure, or `undefined` when the failure says
  * nothing about the configuration (a timeout, a 5xx, a 429 happen to healthy services).
- *
- * @example
- * ```ts
- * misconfigurationHint(error, 'https://groups-api.dataporten.no') // 'baseUrl ... /groups prefix ...'
- * ```
  */
 export function misconfigurationHint(error: unknown, baseUrl: string | undefined): { cause: string; hint: string } | undefined {
   if (!(error instanceof UpstreamError)) return undefined
@@ -74,12 +69,6 @@ function networkCode(cause: unknown): string | undefined {
 
 /**
  * Warns once per cause for one resolver.
- *
- * @example
- * ```ts
- * const notice = createMisconfigurationNotice(baseUrl, console)
- * notice(error) // warns the first time a cause is seen
- * ```
  */
 export function createMisconfigurationNotice(
   baseUrl: string | undefined,

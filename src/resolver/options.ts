@@ -149,11 +149,6 @@ const CACHE_KEYS = ['max', 'maxBytes', 'ttl', 'negativeTtl', 'staleIfError'] as 
 /**
  * Validates {@link MembershipResolverOptions} and fills in the defaults. Throws
  * `InvalidOptionError` naming the first invalid or unknown option.
- *
- * @example
- * ```ts
- * resolveResolverOptions({ baseUrl, timout: 100 }) // throws: options.timout: is not an option (did you mean timeout?)
- * ```
  */
 export function resolveResolverOptions(options: MembershipResolverOptions): ResolverSettings {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
@@ -232,11 +227,6 @@ function loggerOption(value: unknown): ResolverLogger | undefined {
 /**
  * Throws `InvalidOptionError` for the first own key of `value` not in `known`, suggesting
  * the known key it most likely misspells.
- *
- * @example
- * ```ts
- * refuseUnknownKeys('cache.', { tll: 5 }, ['ttl']) // throws: options.cache.tll: is not an option (did you mean ttl?)
- * ```
  */
 export function refuseUnknownKeys(path: string, value: object, known: readonly string[]): void {
   for (const key of Object.keys(value)) {

@@ -109,12 +109,6 @@ export interface TelemetryCounts {
 
 /**
  * The resolver's telemetry: counters, events and the resolve channel.
- *
- * @example
- * ```ts
- * const telemetry = createTelemetry(options.onEvent)
- * telemetry.hit({ endpoint: 'me/groups' })
- * ```
  */
 export interface Telemetry {
   readonly counts: Readonly<TelemetryCounts>
@@ -151,11 +145,6 @@ const authorizeChannel = tracingChannel<unknown, AuthorizeContext>(CHANNELS.auth
 /**
  * Runs one cold decision inside a `voot-guard:authorize` trace when the channel has
  * subscribers (the lookups fill in the tier); otherwise just runs it.
- *
- * @example
- * ```ts
- * return traceDecision(requirement, (context) => decide(requirement, lookupsFor(token, context)))
- * ```
  */
 export function traceDecision(
   requirement: Requirement,
@@ -185,11 +174,6 @@ export function traceDecision(
  * Runs `inside` (the warm path's bookkeeping, whose resolve traces then nest under this one)
  * within a synchronous `voot-guard:authorize` trace of a decision made from L1, when the
  * channel has subscribers; otherwise just runs it.
- *
- * @example
- * ```ts
- * traceWarmDecision(requirement, decision, () => warm.recordHits())
- * ```
  */
 export function traceWarmDecision(requirement: Requirement, decision: Decision, inside: () => void): void {
   // `start` alone on the warm path: one check instead of five (a tracing subscriber
@@ -213,11 +197,6 @@ const circuitChannel = channel(CHANNELS.circuit)
 
 /**
  * Creates the {@link Telemetry} of one resolver.
- *
- * @example
- * ```ts
- * const telemetry = createTelemetry((event) => console.info(event.type))
- * ```
  */
 export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | undefined): Telemetry {
   const counts: TelemetryCounts = {

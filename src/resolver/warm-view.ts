@@ -19,12 +19,6 @@ const MEMBERSHIP: Place = Object.freeze({ endpoint: 'me/groups/{groupid}' })
 
 /**
  * Evaluates requirements on cached answers for one resolver.
- *
- * @example
- * ```ts
- * const decision = warm.decide(digest, requirement, Date.now())
- * if (decision?.allowed === true) warm.recordHits()
- * ```
  */
 export interface WarmView {
   /** The decision fresh cached answers give, or `undefined` when they cannot settle it. */
@@ -36,11 +30,6 @@ export interface WarmView {
 /**
  * Creates the {@link WarmView} of one resolver. One view object serves every request:
  * evaluation is synchronous, so its per-request fields are simply overwritten.
- *
- * @example
- * ```ts
- * const warm = createWarmView(store, telemetry, roles)
- * ```
  */
 export function createWarmView(store: AnswerStore, telemetry: Telemetry, roles: readonly string[]): WarmView {
   let digest = ''

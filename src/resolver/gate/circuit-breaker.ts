@@ -44,11 +44,6 @@ export type CircuitState = 'closed' | 'open' | 'half-open'
 
 /**
  * A change of state, reported to `onChange`.
- *
- * @example
- * ```ts
- * const onChange = (change: CircuitChange) => { if (change.state === 'open') alert(change.failures) }
- * ```
  */
 export type CircuitChange =
   | { readonly state: 'open'; readonly failures: number; readonly cooldownMs: number }
@@ -57,12 +52,6 @@ export type CircuitChange =
 
 /**
  * The right to make one upstream call, to be settled exactly once with its outcome.
- *
- * @example
- * ```ts
- * const permit = breaker.admit()
- * if (permit !== undefined) call().then(() => permit.settle('success'), (e) => permit.settle(circuitOutcome(e)))
- * ```
  */
 export interface CircuitPermit {
   /** `success`: the service answered; `failure`: it failed; `neutral`: the call proves nothing either way. */
@@ -71,22 +60,11 @@ export interface CircuitPermit {
 
 /**
  * What a settled call says about the service.
- *
- * @example
- * ```ts
- * permit.settle(circuitOutcome(error))
- * ```
  */
 export type CircuitOutcome = 'success' | 'failure' | 'neutral'
 
 /**
  * A circuit breaker. Created by {@link createCircuitBreaker}.
- *
- * @example
- * ```ts
- * const permit = breaker.admit()
- * if (permit === undefined) throw breaker.openError('me/groups')
- * ```
  */
 export interface CircuitBreaker {
   /** The state now (an open circuit past its cool-down reads as `half-open`). */
@@ -99,11 +77,6 @@ export interface CircuitBreaker {
 
 /**
  * Settings of {@link createCircuitBreaker}, validated.
- *
- * @example
- * ```ts
- * const settings: CircuitBreakerSettings = { failureThreshold: 5, cooldown: 30_000, now: Date.now }
- * ```
  */
 export interface CircuitBreakerSettings {
   readonly failureThreshold: number
@@ -124,11 +97,6 @@ const DEFAULT_COOLDOWN = 30_000
  * default), `true` (on with the defaults) or {@link CircuitBreakerOptions}. Returns the
  * settings, or `undefined` when the breaker is off. Throws `InvalidOptionError` naming
  * the option.
- *
- * @example
- * ```ts
- * circuitBreakerOption(true) // { failureThreshold: 5, cooldown: 30_000 }
- * ```
  */
 export function circuitBreakerOption(value: unknown): Required<CircuitBreakerOptions> | undefined {
   if (value === undefined || value === false) return undefined
@@ -156,11 +124,6 @@ export function circuitBreakerOption(value: unknown): Required<CircuitBreakerOpt
  * What an upstream call's result says about the service: `failure` for an
  * `UpstreamError` the service caused, `success` for an answer (including 401, 403 and
  * 404), `neutral` for anything that never reached it.
- *
- * @example
- * ```ts
- * circuitOutcome(new InvalidTokenError()) // 'success': the service answered
- * ```
  */
 export function circuitOutcome(error: unknown): CircuitOutcome {
   if (!(error instanceof UpstreamError)) {
@@ -179,12 +142,6 @@ export function circuitOutcome(error: unknown): CircuitOutcome {
 
 /**
  * Creates a {@link CircuitBreaker}, closed.
- *
- * @example
- * ```ts
- * const breaker = createCircuitBreaker({ failureThreshold: 5, cooldown: 30_000, now: Date.now })
- * const permit = breaker.admit()
- * ```
  */
 export function createCircuitBreaker(settings: CircuitBreakerSettings): CircuitBreaker {
   const { failureThreshold, cooldown, now, onChange } = settings

@@ -18,23 +18,12 @@ import { AbortedError, UpstreamError } from '../../errors.js'
 /**
  * Least time worth another attempt, in ms: with less left of the budget, the first
  * failure is returned at once instead of a retry that could only time out.
- *
- * @example
- * ```ts
- * createRetrier({ retries: 1, delay: 50, budget: MIN_ATTEMPT_MS + 50 }) // room for one short retry
- * ```
  */
 export const MIN_ATTEMPT_MS = 25
 
 /**
  * Whether a failed call may be retried: a network failure (refused, reset) that happened
  * before any HTTP status was received.
- *
- * @example
- * ```ts
- * isRetryable(new UpstreamError('ERR_UPSTREAM_NETWORK', 'refused'))                         // true
- * isRetryable(new UpstreamError('ERR_UPSTREAM_STATUS', '500', { upstreamStatus: 500 }))     // false
- * ```
  */
 export function isRetryable(error: unknown): error is UpstreamError {
   return error instanceof UpstreamError && error.code === 'ERR_UPSTREAM_NETWORK' && error.upstreamStatus === undefined
@@ -42,11 +31,6 @@ export function isRetryable(error: unknown): error is UpstreamError {
 
 /**
  * One retry about to be made, as reported to `onRetry`.
- *
- * @example
- * ```ts
- * retrier.run(attempt, (info) => log.info(`retry ${info.attempt} in ${info.delayMs} ms after ${info.error.code}`))
- * ```
  */
 export interface RetryInfo {
   /** 1 for the first retry, 2 for the second, ... */
@@ -59,11 +43,6 @@ export interface RetryInfo {
 
 /**
  * Settings of {@link createRetrier}.
- *
- * @example
- * ```ts
- * const settings: RetrierOptions = { retries: 1, delay: 50, budget: 5000 }
- * ```
  */
 export interface RetrierOptions {
   /** Most retries after the first attempt (0 turns retries off). */
@@ -81,11 +60,6 @@ export interface RetrierOptions {
 /**
  * Runs an upstream call with retries. `attempt` receives `undefined` on the first try and
  * an `AbortSignal` carrying the rest of the budget on each retry.
- *
- * @example
- * ```ts
- * const groups = await retrier.run((signal) => client.myGroups(token, { signal }))
- * ```
  */
 export interface Retrier {
   run<T>(attempt: (signal: AbortSignal | undefined) => Promise<T>, onRetry?: (info: RetryInfo) => void): Promise<T>
@@ -93,12 +67,6 @@ export interface Retrier {
 
 /**
  * Creates a {@link Retrier}. The settings are trusted: the resolver validates its options.
- *
- * @example
- * ```ts
- * const retrier = createRetrier({ retries: 1, delay: 50, budget: 5000 })
- * const membership = await retrier.run((signal) => client.myMembership(token, groupId, { signal }))
- * ```
  */
 export function createRetrier(options: RetrierOptions): Retrier {
   const { retries, delay, budget } = options

@@ -20,11 +20,6 @@ import { createRetrier, type RetryInfo } from './retry.js'
 
 /**
  * One shared call under way, and whether its answer may still be stored.
- *
- * @example
- * ```ts
- * const flight = gate.start(key, async (self) => { const value = await fetch(); if (!self.discard) store(value); return value })
- * ```
  */
 export interface Flight {
   readonly promise: Promise<unknown>
@@ -35,12 +30,6 @@ export interface Flight {
 /**
  * Why no call may be made now, as the error to fail with: `ERR_UPSTREAM_RATE_LIMITED`,
  * `ERR_UPSTREAM_OVERLOADED` or `ERR_UPSTREAM_CIRCUIT_OPEN`.
- *
- * @example
- * ```ts
- * const admission = gate.admit('me/groups')
- * if (admission instanceof UpstreamError) throw admission
- * ```
  */
 export type Admission = UpstreamError | CircuitPermit | undefined
 
@@ -58,11 +47,6 @@ export interface UpstreamGateSettings {
 
 /**
  * The upstream gate of one resolver.
- *
- * @example
- * ```ts
- * const shared = gate.join(key) ?? gate.start(key, work).promise
- * ```
  */
 export interface UpstreamGate {
   /** The flight already under way for `key`, if any. */
@@ -92,11 +76,6 @@ export interface UpstreamGate {
 
 /**
  * Creates an {@link UpstreamGate}.
- *
- * @example
- * ```ts
- * const gate = createUpstreamGate({ maxInflight: 256, retries: 1, retryDelay: 10, budget: 5000, breaker: undefined, now: Date.now, onCircuitChange() {} })
- * ```
  */
 export function createUpstreamGate(settings: UpstreamGateSettings): UpstreamGate {
   const { now, maxInflight } = settings
@@ -190,11 +169,6 @@ export function createUpstreamGate(settings: UpstreamGateSettings): UpstreamGate
 /**
  * Waits for `promise`, or rejects with `AbortedError` when `signal` aborts first (the
  * promise goes on for whoever else waits for it).
- *
- * @example
- * ```ts
- * const answer = await waitFor(flight.promise, request.signal)
- * ```
  */
 export function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise

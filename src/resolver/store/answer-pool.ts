@@ -73,13 +73,6 @@ function compact(key: string, fields: Record<string, unknown>): Record<string, u
 
 /**
  * Shares identical answer parts; see the module description.
- *
- * @example
- * ```ts
- * const pool = createAnswerPool()
- * const a = pool.share({ basic: 'member' })
- * pool.share(JSON.parse('{"basic":"member"}')) === a // true, and a is frozen
- * ```
  */
 export interface AnswerPool {
   /** The pooled, deep-frozen object equal to `part` (`part` itself, frozen, when it is new or not pooled). */
@@ -93,12 +86,6 @@ export interface AnswerPool {
 /**
  * Creates an {@link AnswerPool}: least recently used parts go first, and the pool never
  * holds more than {@link MAX_PARTS} parts or {@link MAX_KEY_CHARACTERS} characters of keys.
- *
- * @example
- * ```ts
- * const pool = createAnswerPool()
- * const groups = pool.shareAll(await client.myGroups(token))
- * ```
  */
 export function createAnswerPool(): AnswerPool {
   const parts = new LRUCache<string, object>({

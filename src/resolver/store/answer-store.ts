@@ -22,11 +22,6 @@ export type { CacheKeyKind as AnswerKind } from './cache-key.js'
 
 /**
  * One answer to store, with its timing.
- *
- * @example
- * ```ts
- * store.put({ digest, kind: 'membership', groupId, answer: null, at, life: negativeTtl, deadline: Infinity, keep: true })
- * ```
  */
 export interface StoredAnswer {
   readonly digest: string
@@ -46,11 +41,6 @@ export interface StoredAnswer {
 
 /**
  * The L1 store of one resolver. Created by {@link createAnswerStore}.
- *
- * @example
- * ```ts
- * const entry = store.fresh(store.digest(token), 'groups', undefined, Date.now())
- * ```
  */
 export interface AnswerStore {
   /** The token's digest, the only form in which a token is known here. */
@@ -93,11 +83,6 @@ const ENTRY_OVERHEAD = 120
 
 /**
  * Creates an {@link AnswerStore}.
- *
- * @example
- * ```ts
- * const store = createAnswerStore({ max: 10_000, maxBytes: 64 << 20, ttl: 60_000, negativeTtl: 10_000, staleIfError: 0 })
- * ```
  */
 export function createAnswerStore(settings: AnswerStoreSettings): AnswerStore {
   const { ttl, negativeTtl, staleIfError } = settings

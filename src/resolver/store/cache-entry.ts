@@ -23,12 +23,6 @@ function span(ms: number): number {
  * even stale) from `hardUntil` on. Only `storedAt` is a full timestamp; the two limits
  * are kept as durations from it (see {@link MAX_SPAN}), so an entry costs one object and
  * one heap number instead of one object and three.
- *
- * @example
- * ```ts
- * const entry = new CacheEntry(groups, now, now + ttl, tokenExpiresAt)
- * if (now() < entry.freshUntil) return entry.value
- * ```
  */
 export class CacheEntry {
   readonly value: unknown

@@ -20,11 +20,6 @@ const SEPARATOR = '\u0000'
 
 /**
  * What a cache entry holds, per token.
- *
- * @example
- * ```ts
- * keys.key(digest, 'membership', 'fc:org:example.org')
- * ```
  */
 export type CacheKeyKind =
   /** `me/groups` (active memberships). */
@@ -44,13 +39,6 @@ const KIND_TAG: Readonly<Record<Exclude<CacheKeyKind, 'groups'>, string>> = {
 
 /**
  * Turns tokens into salted SHA-256 digests and digests into cache keys.
- *
- * @example
- * ```ts
- * const keys = createCacheKeys()
- * const digest = keys.digest(token)
- * cache.get(keys.key(digest, 'membership', 'fc:org:example.org'))
- * ```
  */
 export interface CacheKeys {
   /** The salted digest of a token (the 32 raw bytes of a SHA-256, as a latin1 string). */
@@ -64,12 +52,6 @@ export interface CacheKeys {
 /**
  * Creates a {@link CacheKeys} with a fresh random salt, or with the given digest (a shared
  * tier's keyed hash, which must also be 32 raw bytes as a latin1 string).
- *
- * @example
- * ```ts
- * const keys = createCacheKeys()
- * keys.key(keys.digest('opaque-token'), 'groups')
- * ```
  */
 export function createCacheKeys(digest?: (token: string) => string): CacheKeys {
   const salt = randomBytes(16).toString('base64url')

@@ -2,7 +2,7 @@
  * A bounded pool of the short strings that recur in every user's answers: group ids,
  * group types, role names, group names. Thousands of users of one organisation share
  * the same few hundred groups; without a pool, every cached answer holds its own copy of
- * each string (a third of a cache entry's memory in the benchmark of DESIGN issue 5).
+ * each string, and those copies are much of what a cache entry weighs (BENCHMARKS.md).
  *
  * Only values under the keys in {@link POOLED_KEYS} are pooled: they describe groups, not
  * people (member names, titles and affiliations are left alone).
@@ -12,11 +12,6 @@
 
 /**
  * The JSON keys whose string values are pooled.
- *
- * @example
- * ```ts
- * POOLED_KEYS.has('id') // true; POOLED_KEYS.has('name') // false (member names are personal)
- * ```
  */
 export const POOLED_KEYS: ReadonlySet<string> = new Set(['id', 'parent', 'type', 'basic', 'displayName'])
 
@@ -31,11 +26,6 @@ const pool = new Map<string, string>()
 /**
  * The pooled copy of `value` (the first one seen), or `value` itself when it is not
  * worth pooling.
- *
- * @example
- * ```ts
- * pooled('fc:org:example.org') === pooled(JSON.parse('"fc:org:example.org"')) // same string object
- * ```
  */
 export function pooled(value: string): string {
   if (value.length > MAX_POOLED_LENGTH) return value

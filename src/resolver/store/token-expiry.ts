@@ -12,11 +12,6 @@ import { decodeJwt } from 'jose'
 /**
  * The `exp` of a JWT in ms since the epoch, or `undefined` for an opaque token, a JWT
  * without a numeric `exp`, or anything that does not decode.
- *
- * @example
- * ```ts
- * tokenExpiry('opaque-token') // undefined
- * ```
  */
 export function tokenExpiry(token: string): number | undefined {
   // Cheap pre-check: a compact JWS has exactly two dots.
