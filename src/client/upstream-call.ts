@@ -1,7 +1,7 @@
 /**
  * One call to the group service over the network: the deadline for the whole exchange,
  * no redirects, the body limit, the status and body checks, and errors that never carry
- * the bearer token. The groups client (`client.ts`) builds each call; this module sends it.
+ * the bearer token. The groups client (`groups-client.ts`) builds each call; this module sends it.
  *
  * @module
  */

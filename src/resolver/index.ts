@@ -2,7 +2,7 @@
  * The membership resolver: the groups client behind a per-token cache with single-flight,
  * TTLs, negative caching, stale-if-error, a bound on upstream calls and an optional shared
  * tier. This module validates, wires the pieces together and is the public facade:
- * `answer-store.ts` (L1), `lookups.ts` (L1, L2, upstream), `upstream-gate.ts` (coalescing,
+ * `store/` (L1), `lookups.ts` (L1, L2, upstream), `gate/` (coalescing,
  * admission, retries), `telemetry.ts` (events, stats, channels), `warm-view.ts` and
  * `../decision/` (the one decision engine).
  *

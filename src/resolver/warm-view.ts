@@ -1,5 +1,5 @@
 /**
- * The warm path's view: the decision rules (`decision/evaluate.ts`) evaluated on the fresh
+ * The warm path's view: the decision rules (`../decision/evaluate.ts`) evaluated on the fresh
  * answers the store holds, synchronously, without a promise or a call. When they settle
  * the requirement, that is the decision `check` gives; when they cannot, the cold path
  * fetches what is missing.

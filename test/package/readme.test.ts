@@ -19,8 +19,16 @@ const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[^\s]+)[^\n]*\n([\s\S
 }))
 
 describe('README code blocks', () => {
-  it('exist for Express, Koa and a plain service', () => {
-    expect(blocks.map((b) => b.file).sort()).toEqual(['examples/express/app.ts', 'examples/koa/app.ts', 'examples/service/check.ts'])
+  it('exist for every framework and a plain service', () => {
+    expect(blocks.map((b) => b.file).sort()).toEqual([
+      'examples/express/app.ts',
+      'examples/fastify/app.ts',
+      'examples/fetch/app.ts',
+      'examples/hono/app.ts',
+      'examples/koa/app.ts',
+      'examples/nestjs/app.ts',
+      'examples/service/check.ts',
+    ])
   })
 
   it.each(blocks.map((b) => [b.file, b] as const))('%s: every line comes from the example, in order', (_file, block) => {
