@@ -3,9 +3,11 @@
  * objects they carry. Subscribe with `diagnostics_channel.tracingChannel(CHANNELS.resolve)`;
  * `voot-guard/otel` turns them into OpenTelemetry spans and metrics.
  *
- * Contexts never hold a token or the user's groups. The requirement's description names
- * group ids the application configured (configuration, not the user's data). Nothing is
- * built or published while a channel has no subscriber.
+ * Contexts never hold a token or the user's groups, on any event: the `result` that
+ * `TracingChannel` adds is always `undefined` (a lookup's answer is the user's groups), and
+ * voot-guard's own errors (the `error` it adds) never quote a token or the service's answer. The
+ * requirement's description names group ids the application configured (configuration, not
+ * the user's data). Nothing is built or published while a channel has no subscriber.
  *
  * The work of a trace (the decision, the lookup with its upstream call) runs inside
  * `tracePromise` / `traceSync`, so stores bound with `start.bindStore()` are active during it:

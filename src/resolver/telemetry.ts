@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { channel, tracingChannel } from 'node:diagnostics_channel'
+import { channel, tracingChannel, type TracingChannel } from 'node:diagnostics_channel'
 import type { CircuitChange } from './gate/circuit-breaker.js'
 import type { Decision } from '../decision/types.js'
 import { describeRequirement, type Requirement } from '../decision/requirements.js'
@@ -152,7 +152,8 @@ export function traceDecision(
 ): Promise<Decision> {
   if (!authorizeChannel.hasSubscribers) return run(undefined)
   const context: AuthorizeContext = { requirement: describeRequirement(requirement) }
-  return authorizeChannel.tracePromise(
+  return traceWithoutResult(
+    authorizeChannel,
     () =>
       run(context).then(
         (decision) => {
@@ -168,6 +169,27 @@ export function traceDecision(
       ),
     context,
   )
+}
+
+/**
+ * `channel.tracePromise(run, context)`, except that the context's `result` stays
+ * `undefined`: Node copies the traced promise's value into the context, and a lookup's value
+ * is the user's groups, which no context may hold (an APM agent may record the whole
+ * context). The caller still gets the value; `result` is still set, so subscribers know the
+ * call finished. `error` stays the failure itself: voot-guard's errors never quote a token or
+ * the group service's answer, and subscribers read its `code`.
+ */
+function traceWithoutResult<C extends object, T>(channel: TracingChannel<unknown, C>, run: () => Promise<T>, context: C): Promise<T> {
+  let value: T | undefined
+  return channel
+    .tracePromise(
+      () =>
+        run().then((answer) => {
+          value = answer
+        }),
+      context,
+    )
+    .then(() => value as T)
 }
 
 /**
@@ -278,11 +300,11 @@ export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | unde
     traceLookup(place, lookup) {
       if (!resolveChannel.hasSubscribers) return lookup(undefined)
       const context: ResolveContext = { endpoint: place.endpoint }
-      return resolveChannel.tracePromise(() => lookup(context), context)
+      return traceWithoutResult(resolveChannel, () => lookup(context), context)
     },
     traceCall(place, call) {
       if (!upstreamChannel.hasSubscribers) return call()
-      return upstreamChannel.tracePromise(call, { endpoint: place.endpoint })
+      return traceWithoutResult(upstreamChannel, call, { endpoint: place.endpoint })
     },
     traceWarmHit(place) {
       if (!resolveChannel.start.hasSubscribers) return
