@@ -30,6 +30,7 @@ import {
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
 import { setVoot } from '../../src/guard/request-voot.js'
+import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 declare global {
   // Declaration merging is how Express types request extensions.
@@ -89,7 +90,7 @@ export function createGuard(options: ExpressGuardOptions): ExpressGuard {
   const credentialsOf = createCredentialsReader(getToken, (req: Request) => authorizationOf(req))
   const core = createGuardCore(coreOptions)
 
-  function middleware(requirement: Requirement): RequestHandler {
+  function middleware(requirement: Requirement, optional: boolean): RequestHandler {
     // Express 4 ignores returned promises, so every outcome is settled here explicitly.
     return (req: Request, res: Response, next: NextFunction): void => {
       let credentials: Credentials
@@ -97,6 +98,11 @@ export function createGuard(options: ExpressGuardOptions): ExpressGuard {
         credentials = credentialsOf(req)
       } catch (error) {
         next(error)
+        return
+      }
+      // authenticate({ optional: true }) without credentials: on, with no `req.voot`.
+      if (optional && isAnonymous(credentials)) {
+        next()
         return
       }
       // Warm cache: decided synchronously, no promise and no closure per request.

@@ -30,6 +30,7 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
+import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -96,13 +97,20 @@ export function createGuard(options: FastifyGuardOptions): FastifyGuard {
     else reply.code(answer.status).headers(answer.headers).send(JSON.stringify(answer.body))
   }
 
-  function hook(requirement: Requirement): onRequestHookHandler {
+  function hook(requirement: Requirement, optional: boolean): onRequestHookHandler {
     return function vootGuard(request, reply, done): void {
       let credentials
       try {
         credentials = credentialsOf(request)
       } catch (error) {
         refuse(reply, done, error)
+        return
+      }
+      // authenticate({ optional: true }) without credentials: on, with `request.voot` null
+      // (as the plugin decorates it; set here too for guards made without the plugin).
+      if (optional && isAnonymous(credentials)) {
+        request.voot = null
+        done()
         return
       }
       // Warm cache: decided synchronously, no promise and no closure per request.

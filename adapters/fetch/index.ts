@@ -29,6 +29,7 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import { InvalidArgumentError, isRequirement, type Requirement, type VootError } from '../../src/index.js'
+import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 // The error a delegating guard throws, and its test, where fetch users look for them.
 export { isHttpError, type HttpError } from '../../src/adapter-kit.js'
@@ -64,6 +65,19 @@ export interface FetchGuardOptions extends GuardOptions {
 export type FetchCheck = (request: Request) => Promise<VootContext | Response>
 
 /**
+ * The guard of `authenticate({ optional: true })`: like a {@link FetchCheck}, but it
+ * resolves with `undefined` when the request presented no credentials at all.
+ *
+ * @example
+ * ```ts
+ * const voot = await guard.authenticate({ optional: true })(request)
+ * if (voot instanceof Response) return voot // presented credentials, and they were refused
+ * return new Response(voot === undefined ? 'Hello, stranger' : 'Welcome back')
+ * ```
+ */
+export type OptionalFetchCheck = (request: Request) => Promise<VootContext | Response | undefined>
+
+/**
  * The guards of one configuration, plus {@link FetchGuard.protect} to wrap a handler.
  *
  * @example
@@ -71,17 +85,22 @@ export type FetchCheck = (request: Request) => Promise<VootContext | Response>
  * const staffOnly = guard.requireGroup('fc:org:example.org', 'admin')
  * ```
  */
-export interface FetchGuard extends Guards<FetchCheck> {
+export interface FetchGuard extends Guards<FetchCheck, OptionalFetchCheck> {
   /**
    * Wraps a handler: it runs with the {@link VootContext} after its `request` (and every
    * further argument, such as a Next.js route context, after that) once `check` allows the
    * request; otherwise the refusal is returned. `check` is a guard of this same guard
    * object or a requirement (`group(id, 'admin')`, `anyOf(...)`), validated here. A warm
-   * cache calls the handler synchronously.
+   * cache calls the handler synchronously. With `authenticate({ optional: true })` as
+   * `check`, the handler runs with `voot` `undefined` for a request without credentials.
    */
   protect<A extends unknown[], R extends Response | Promise<Response>>(
     check: FetchCheck | Requirement,
     handler: (request: Request, voot: VootContext, ...rest: A) => R,
+  ): (request: Request, ...rest: A) => R | Promise<Response>
+  protect<A extends unknown[], R extends Response | Promise<Response>>(
+    check: OptionalFetchCheck,
+    handler: (request: Request, voot: VootContext | undefined, ...rest: A) => R,
   ): (request: Request, ...rest: A) => R | Promise<Response>
 }
 
@@ -99,7 +118,9 @@ export function createGuard(options: FetchGuardOptions): FetchGuard {
   const { getToken, coreOptions } = splitGuardOptions(options)
   const credentialsOf = createCredentialsReader(getToken, (request: Request) => authorizationOfHeaders(request.headers))
   const core = createGuardCore(coreOptions)
-  const requirementOf = new WeakMap<FetchCheck, Requirement>()
+  const requirementOf = new WeakMap<FetchCheck | OptionalFetchCheck, Requirement>()
+  // The guards of authenticate({ optional: true }), which `protect` must keep optional.
+  const optionalChecks = new WeakSet<OptionalFetchCheck>()
 
   /** The refusal for an error; delegated errors and errors outside the contract are thrown. */
   function refusal(error: unknown): Response {
@@ -109,31 +130,48 @@ export function createGuard(options: FetchGuardOptions): FetchGuard {
     return answerResponse(answer)
   }
 
-  /** The context straight away on a warm cache (no promise), else the async decision. */
-  function decide(request: Request, requirement: Requirement): VootContext | Promise<VootContext | Response> {
+  /**
+   * The context straight away on a warm cache (no promise), `undefined` straight away for an
+   * optional sign-in without credentials, else the async decision.
+   */
+  function decide(
+    request: Request,
+    requirement: Requirement,
+    optional: boolean,
+  ): VootContext | undefined | Promise<VootContext | Response> {
     const credentials = credentialsOf(request)
+    if (optional && isAnonymous(credentials)) return undefined
     const cached = core.authorizeCached(credentials, requirement)
     if (cached !== undefined) return cached
     return core.authorize(credentials, requirement).then(undefined, refusal)
   }
 
-  function check(requirement: Requirement): FetchCheck {
-    const guard: FetchCheck = async (request) => decide(request, requirement)
+  function check(requirement: Requirement, optional: false): FetchCheck
+  function check(requirement: Requirement, optional: true): OptionalFetchCheck
+  function check(requirement: Requirement, optional: boolean): FetchCheck | OptionalFetchCheck {
+    const guard: OptionalFetchCheck = async (request) => decide(request, requirement, optional)
     requirementOf.set(guard, requirement)
+    if (optional) optionalChecks.add(guard)
     return guard
   }
 
   return {
     ...createGuards(core, check),
-    protect(given, handler) {
+    protect<A extends unknown[], R extends Response | Promise<Response>>(
+      given: FetchCheck | OptionalFetchCheck | Requirement,
+      handler: (request: Request, voot: VootContext, ...rest: A) => R,
+    ) {
       const requirement = typeof given === 'function' ? requirementOf.get(given) : isRequirement(given) ? core.prepare(given) : undefined
       if (requirement === undefined) {
         throw new InvalidArgumentError('protect(): check must be a guard of the same guard object or a requirement (group(), anyOf(), ...)')
       }
       if (typeof handler !== 'function') throw new InvalidArgumentError('protect(): handler must be a function')
-      return (request, ...rest) => {
-        const decided = decide(request, requirement)
-        if (!(decided instanceof Promise)) return handler(request, decided, ...rest)
+      const optional = typeof given === 'function' && optionalChecks.has(given)
+      // The handler of an optional check is typed to take `undefined` (the second overload).
+      const run = handler as (request: Request, voot: VootContext | undefined, ...rest: A) => R
+      return (request: Request, ...rest: A): R | Promise<Response> => {
+        const decided = decide(request, requirement, optional)
+        if (!(decided instanceof Promise)) return run(request, decided, ...rest)
         return decided.then((result) => (result instanceof Response ? result : handler(request, result, ...rest)))
       }
     },

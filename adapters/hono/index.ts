@@ -33,6 +33,7 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
+import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 /**
  * The Hono environment a guard adds to a route: `c.var.voot` / `c.get('voot')`.
@@ -48,6 +49,22 @@ export interface VootEnv {
   Variables: {
     /** Set by a voot-guard guard once it allowed the request. */
     voot: VootContext
+  }
+}
+
+/**
+ * The Hono environment of `authenticate({ optional: true })`: `c.var.voot` is `undefined`
+ * when the request presented no credentials.
+ *
+ * @example
+ * ```ts
+ * app.get('/', guard.authenticate({ optional: true }), (c) => c.text(c.var.voot === undefined ? 'Hello, stranger' : 'Welcome back'))
+ * ```
+ */
+export interface OptionalVootEnv {
+  Variables: {
+    /** Set by the guard when the request presented valid credentials; `undefined` when it presented none. */
+    voot: VootContext | undefined
   }
 }
 
@@ -76,7 +93,7 @@ export interface HonoGuardOptions extends GuardOptions {
  * const staffOnly = guard.requireGroup('fc:org:example.org', 'admin')
  * ```
  */
-export type HonoGuard = Guards<MiddlewareHandler<VootEnv>>
+export type HonoGuard = Guards<MiddlewareHandler<VootEnv>, MiddlewareHandler<OptionalVootEnv>>
 
 /**
  * The `Authorization` value. On Node (`@hono/node-server`, whose bindings hold Node's request
@@ -130,9 +147,13 @@ export function createGuard(options: HonoGuardOptions): HonoGuard {
     return undefined
   }
 
-  function middleware(requirement: Requirement): MiddlewareHandler<VootEnv> {
+  function middleware(requirement: Requirement, optional: false): MiddlewareHandler<VootEnv>
+  function middleware(requirement: Requirement, optional: true): MiddlewareHandler<OptionalVootEnv>
+  function middleware(requirement: Requirement, optional: boolean): MiddlewareHandler<VootEnv> | MiddlewareHandler<OptionalVootEnv> {
     return createMiddleware<VootEnv>((c, next) => {
       const credentials = credentialsOf(c)
+      // authenticate({ optional: true }) without credentials: on, with `c.var.voot` unset.
+      if (optional && isAnonymous(credentials)) return next()
       // Warm cache: decided synchronously, without an async frame of the guard's own.
       const cached = core.authorizeCached(credentials, requirement)
       if (cached === undefined) return settle(c, next, requirement, credentials)

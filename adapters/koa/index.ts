@@ -28,6 +28,7 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
+import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 declare module 'koa' {
   interface DefaultState {
@@ -97,7 +98,7 @@ export function createGuard(options: KoaGuardOptions): KoaGuard {
     await next()
   }
 
-  function middleware(requirement: Requirement): Middleware {
+  function middleware(requirement: Requirement, optional: boolean): Middleware {
     return (ctx: Context, next: Next): Promise<void> => {
       let credentials: Credentials
       try {
@@ -107,6 +108,8 @@ export function createGuard(options: KoaGuardOptions): KoaGuard {
           throw error
         })
       }
+      // authenticate({ optional: true }) without credentials: on, with no `ctx.state.voot`.
+      if (optional && isAnonymous(credentials)) return next()
       // Warm cache: decided synchronously, without an extra async frame per request.
       const cached = core.authorizeCached(credentials, requirement)
       if (cached === undefined) return settle(ctx, next, requirement, () => credentials)

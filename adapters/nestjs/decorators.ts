@@ -10,11 +10,14 @@ import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestj
 import type { Reflector } from '@nestjs/core'
 import { AUTHENTICATED, type VootContext } from '../../src/adapter-kit.js'
 import { InvalidArgumentError, allOf, anyOf, group, isRequirement, type Requirement } from '../../src/index.js'
+import { readAuthenticateOptions, type AuthenticateOptions } from '../../src/guard/optional-sign-in.js'
 
 /** Metadata key of the requirements a class or method carries (an array: they all hold). */
 export const VOOT_REQUIREMENTS = 'voot-guard:requirements'
 /** Metadata key of {@link Public}. */
 export const VOOT_PUBLIC = 'voot-guard:public'
+/** Metadata key of `Authenticated({ optional: true })`. */
+const VOOT_OPTIONAL_SIGN_IN = 'voot-guard:optional-sign-in'
 
 /** What a voot decorator returns: it applies to a controller class or a route method. */
 export type VootDecorator = ClassDecorator & MethodDecorator
@@ -98,12 +101,19 @@ export function RequireVoot(requirement: Requirement): VootDecorator {
  * A valid personal token with the groups scope, nothing more. What `VootGuard` asks of a
  * route without any voot decorator.
  *
+ * With `{ optional: true }`, a request that presents no credentials reaches the route with
+ * `@Voot()` `undefined`; one that presents any is answered as by `Authenticated()` (401,
+ * 400, 503: never anonymous). It stands alone: with another voot requirement or `Public()`
+ * on the route (its class's included) the module refuses to build, as they contradict it.
+ *
  * @example
  * ```ts
  * @Authenticated() @Get('me') me(@Voot() voot: VootContext) {}
+ * @Authenticated({ optional: true }) @Get() home(@Voot() voot: VootContext | undefined) {}
  * ```
  */
-export function Authenticated(): VootDecorator {
+export function Authenticated(options?: AuthenticateOptions): VootDecorator {
+  if (readAuthenticateOptions(options, 'Authenticated()')) return SetMetadata(VOOT_OPTIONAL_SIGN_IN, true)
   return requiring(AUTHENTICATED)
 }
 
@@ -123,7 +133,8 @@ export function Public(): VootDecorator {
 
 /**
  * Parameter decorator: the {@link VootContext} of the request, which `VootGuard` set once it
- * allowed it (`undefined` on a `Public()` route).
+ * allowed it (`undefined` on a `Public()` route, and on an `Authenticated({ optional: true })`
+ * route for a request without credentials).
  *
  * @example
  * ```ts
@@ -134,12 +145,15 @@ export const Voot: () => ParameterDecorator = createParamDecorator(
   (_data: unknown, context: ExecutionContext): VootContext | undefined => context.switchToHttp().getRequest<{ voot?: VootContext }>().voot,
 )
 
-/** `null`: the route is public. */
-export type RouteRequirement = Requirement | null
+/** The route requirement of `Authenticated({ optional: true })`. */
+export const OPTIONAL_SIGN_IN: unique symbol = Symbol('voot-guard:optional-sign-in')
+
+/** `null`: the route is public; {@link OPTIONAL_SIGN_IN}: sign-in is optional. */
+export type RouteRequirement = Requirement | null | typeof OPTIONAL_SIGN_IN
 
 /**
  * The one requirement of a route: its class's and method's requirements all hold; with
- * none, a valid token (secure by default), unless the route is `Public()`.
+ * none, a valid token (secure by default), unless the route is `Public()` or sign-in is optional.
  */
 export function routeRequirement(reflector: Reflector, handler: Function, controller: Function): RouteRequirement {
   const all = reflector.getAll<(readonly Requirement[] | undefined)[]>(VOOT_REQUIREMENTS, [controller, handler]).flat()
@@ -147,6 +161,15 @@ export function routeRequirement(reflector: Reflector, handler: Function, contro
   const isPublic = reflector.getAllAndOverride<boolean | undefined>(VOOT_PUBLIC, [handler, controller]) === true
   if (isPublic && requirements.length > 0) {
     throw new InvalidArgumentError(`${controller.name}.${handler.name}: Public() and a voot requirement contradict each other`)
+  }
+  if (reflector.getAllAndOverride<boolean | undefined>(VOOT_OPTIONAL_SIGN_IN, [handler, controller]) === true) {
+    if (isPublic || requirements.length > 0) {
+      const other = isPublic ? 'Public()' : 'a voot requirement'
+      throw new InvalidArgumentError(
+        `${controller.name}.${handler.name}: Authenticated({ optional: true }) and ${other} contradict each other`,
+      )
+    }
+    return OPTIONAL_SIGN_IN
   }
   if (requirements.length === 0) return isPublic ? null : AUTHENTICATED
   return requirements.length === 1 ? (requirements[0] as Requirement) : allOf(...requirements)

@@ -5,11 +5,12 @@
  */
 import { HttpException, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common'
 import { HttpAdapterHost, Reflector } from '@nestjs/core'
-import type { VootContext } from '../../src/adapter-kit.js'
+import { AUTHENTICATED, type VootContext } from '../../src/adapter-kit.js'
 import type { VootError } from '../../src/index.js'
 import { VOOT_GUARD_CORE, type NestGuardCore, type NestHttpRequest } from './core.js'
-import { routeRequirement, type RouteRequirement } from './decorators.js'
+import { OPTIONAL_SIGN_IN, routeRequirement, type RouteRequirement } from './decorators.js'
 import { setVoot } from '../../src/guard/request-voot.js'
+import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 /**
  * Allows a request when the route's voot requirements hold (its class's and its method's
@@ -41,7 +42,7 @@ export class VootGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const requirement = this.requirementOf(context.getClass(), context.getHandler())
+    let requirement = this.requirementOf(context.getClass(), context.getHandler())
     if (requirement === null) return true
     // Fail closed: only HTTP requests carry the token this guard reads.
     if (context.getType() !== 'http') return false
@@ -49,6 +50,11 @@ export class VootGuard implements CanActivate {
     const request = http.getRequest<NestHttpRequest & { voot?: VootContext }>()
     const { core, credentialsOf } = this.nest
     const credentials = credentialsOf(request)
+    if (requirement === OPTIONAL_SIGN_IN) {
+      // Authenticated({ optional: true }) without credentials: on, with no `voot`.
+      if (isAnonymous(credentials)) return true
+      requirement = AUTHENTICATED
+    }
     // Warm cache: decided synchronously, no promise per request.
     const cached = core.authorizeCached(credentials, requirement)
     if (cached !== undefined) {
@@ -72,7 +78,7 @@ export class VootGuard implements CanActivate {
     let requirement = handlers.get(handler)
     if (requirement === undefined) {
       requirement = routeRequirement(this.reflector, handler, controller)
-      if (requirement !== null) this.nest.core.prepare(requirement)
+      if (requirement !== null && requirement !== OPTIONAL_SIGN_IN) this.nest.core.prepare(requirement)
       handlers.set(handler, requirement)
     }
     return requirement

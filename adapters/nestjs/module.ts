@@ -6,7 +6,7 @@
 import { ConfigurableModuleBuilder, Global, Inject, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common'
 import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core'
 import { createNestGuardCore, VOOT_GUARD_CORE, type NestGuardCore, type VootGuardModuleOptions } from './core.js'
-import { routeRequirement } from './decorators.js'
+import { OPTIONAL_SIGN_IN, routeRequirement } from './decorators.js'
 
 const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } = new ConfigurableModuleBuilder<VootGuardModuleOptions>({
   moduleName: 'VootGuard',
@@ -49,7 +49,7 @@ export class VootGuardModule extends ConfigurableModuleClass implements OnModule
         const handler = prototype[name]
         if (typeof handler !== 'function') continue
         const requirement = routeRequirement(this.reflector, handler, metatype)
-        if (requirement !== null) this.nest.core.prepare(requirement)
+        if (requirement !== null && requirement !== OPTIONAL_SIGN_IN) this.nest.core.prepare(requirement)
       }
     }
   }

@@ -17,6 +17,7 @@ import {
 } from '../resolver/index.js'
 import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
 import { extractBearerToken, isWellFormedToken } from '../token.js'
+import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import type { GroupWithMembership, Membership } from '../types.js'
 
 /**
@@ -291,7 +292,10 @@ export function createCredentialsReader<R>(
 export const AUTHENTICATED: Requirement = authenticated()
 
 /**
- * The guard factories every adapter offers, for a framework whose middleware type is `M`.
+ * The guard factories every adapter offers, for a framework whose middleware type is `M`;
+ * `O` types the middleware of `authenticate({ optional: true })` where the framework types
+ * what a middleware gives the handler (Hono's `c.var.voot`, `protect`'s `voot` may then be
+ * `undefined`), `M` elsewhere.
  *
  * @example
  * ```ts
@@ -299,7 +303,7 @@ export const AUTHENTICATED: Requirement = authenticated()
  * app.get('/staff', guard.requireGroup('fc:org:example.org', 'admin'), handler)
  * ```
  */
-export interface Guards<M> {
+export interface Guards<M, O = M> {
   /** The resolver behind the guards (for `invalidate`, `stats`, direct checks). */
   readonly resolver: MembershipResolver
   /** Active membership of `groupId` with at least `role` (default any role). */
@@ -310,8 +314,14 @@ export interface Guards<M> {
   requireAllGroups(groupIds: readonly string[], role?: string): M
   /** Any requirement built with `group`, `anyOf`, `allOf`, `groupOfType`, `where`. */
   require(requirement: Requirement): M
-  /** A valid personal token with the groups scope, nothing more. */
-  authenticate(): M
+  /**
+   * A valid personal token with the groups scope, nothing more. With `{ optional: true }`,
+   * a request that presents no credentials goes on without a context (see
+   * {@link AuthenticateOptions}); one that presents any is answered as without the option.
+   */
+  authenticate(options: AuthenticateOptions & { readonly optional: true }): O
+  authenticate(options?: AuthenticateOptions & { readonly optional?: false }): M
+  authenticate(options: AuthenticateOptions): M | O
   /** What a readiness probe needs: the resolver's {@link MembershipResolver.health}. */
   health(): ResolverHealth
   /**
@@ -325,21 +335,31 @@ export interface Guards<M> {
 /**
  * Builds the {@link Guards} of an adapter from its one framework-specific piece: a function
  * that turns a validated requirement into a middleware. Requirements are validated here,
- * when the route is declared.
+ * when the route is declared. `optional` is true for `authenticate({ optional: true })`:
+ * the middleware then lets a request through without a context when `isAnonymous` says it
+ * presents no credentials (an adapter that ignores it answers such a route as
+ * `authenticate()`, which fails closed).
  *
  * @example
  * ```ts
- * const guards = createGuards(core, (requirement) => (req, res, next) => { ... })
+ * const guards = createGuards(core, (requirement, optional) => (req, res, next) => { ... })
  * ```
  */
-export function createGuards<M>(core: GuardCore, middleware: (requirement: Requirement) => M): Guards<M> {
+export function createGuards<M, O = M>(
+  core: GuardCore,
+  middleware: { (requirement: Requirement, optional: false): M; (requirement: Requirement, optional: true): O },
+): Guards<M, O> {
+  function authenticate(options?: AuthenticateOptions): M | O {
+    return readAuthenticateOptions(options, 'authenticate()') ? middleware(AUTHENTICATED, true) : middleware(AUTHENTICATED, false)
+  }
   return {
     resolver: core.resolver,
-    requireGroup: (groupId, role) => middleware(core.groupRequirement(groupId, role)),
-    requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role)),
-    requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role)),
-    require: (requirement) => middleware(core.prepare(requirement)),
-    authenticate: () => middleware(AUTHENTICATED),
+    requireGroup: (groupId, role) => middleware(core.groupRequirement(groupId, role), false),
+    requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role), false),
+    requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role), false),
+    require: (requirement) => middleware(core.prepare(requirement), false),
+    // The overloads narrow what the flag decides at run time.
+    authenticate: authenticate as Guards<M, O>['authenticate'],
     health: () => core.resolver.health(),
     ready: (options) => core.resolver.verify(options),
   }

@@ -168,6 +168,72 @@ describe.each(FRAMEWORKS)('%s adapter', (framework) => {
     expect((await get(`${app.url}/custom`, erin)).status).toBe(403)
   })
 
+  describe('authenticate({ optional: true })', () => {
+    // `null` where the framework decorates the request (Fastify), `undefined` elsewhere.
+    const anonymous = framework === 'fastify' ? 'null' : 'undefined'
+
+    it('runs the handler with no context for a request without credentials, asking the group service nothing', async () => {
+      const before = app.handlerCalls
+      const calls = emulator.count()
+      const res = await get(`${app.url}/maybe`)
+      expect(res.status).toBe(200)
+      expect(res.json).toEqual({ ok: true, anonymous })
+      expect(app.handlerCalls).toBe(before + 1)
+      expect(emulator.count()).toBe(calls)
+    })
+
+    it('is authenticate() for a valid token, cold and warm', async () => {
+      const alice = { authorization: `Bearer ${emulator.issueToken('alice')}` }
+      for (let i = 0; i < 2; i++) {
+        const res = await get(`${app.url}/maybe`, alice)
+        expect(res.status).toBe(200)
+        expect(res.json).toMatchObject({ ok: true, reason: 'authenticated' })
+        expect(res.json?.groupCount).toBeGreaterThan(0)
+      }
+    })
+
+    it.each([
+      ['an empty Authorization header', { authorization: '' }, 401, 'unauthorized'],
+      ['a Basic scheme', { authorization: 'Basic YWxpY2U6c2VjcmV0' }, 401, 'unauthorized'],
+      ['a lone scheme', { authorization: 'Bearer' }, 400, 'invalid_request'],
+      ['characters outside b64token', { authorization: 'Bearer abc$def' }, 400, 'invalid_request'],
+      ['a token the group service refuses', { authorization: 'Bearer unknown-token-123' }, 401, 'invalid_token'],
+      ['a client-only token', 'client', 403, 'insufficient_scope'],
+    ] as const)('answers %s exactly as authenticate() does, never anonymously', async (_label, given, status, error) => {
+      const headers = given === 'client' ? { authorization: `Bearer ${emulator.issueClientToken()}` } : given
+      const before = app.handlerCalls
+      const optional = await get(`${app.url}/maybe`, headers)
+      const strict = await get(`${app.url}/me`, headers)
+      expectJsonError(optional, status, error)
+      expect(optional.headers['www-authenticate']).toBe(strict.headers['www-authenticate'])
+      expect(optional.json).toEqual(strict.json)
+      expect(app.handlerCalls).toBe(before)
+    })
+
+    it('answers two Authorization headers 400', async () => {
+      const response = await request(`${app.url}/maybe`, { headers: ['authorization', 'Bearer a', 'Authorization', 'Bearer b'] })
+      expect(response.statusCode).toBe(400)
+      expect(JSON.parse(await response.body.text())).toMatchObject({ error: 'invalid_request' })
+    })
+
+    it('answers 503 with Retry-After when the group service fails for the token presented', async () => {
+      const token = emulator.issueToken('alice')
+      emulator.faults.add({ kind: 'status', status: 500 }, { token })
+      const before = app.handlerCalls
+      const res = await get(`${app.url}/maybe`, { authorization: `Bearer ${token}` })
+      expectJsonError(res, 503, 'temporarily_unavailable')
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
+      expect(app.handlerCalls).toBe(before)
+    })
+
+    it('delegates what it refuses, and still lets a request without credentials through', async () => {
+      expect((await get(`${delegating.url}/maybe`)).json).toEqual({ ok: true, anonymous })
+      const res = await get(`${delegating.url}/maybe`, { authorization: 'Basic x' })
+      expect(res.status).toBe(401)
+      expect(res.json).toEqual({ delegated: 'ERR_TOKEN_MISSING' })
+    })
+  })
+
   it('hands errors to the framework with status, headers and expose when asked to', async () => {
     const res = await get(`${delegating.url}/admin`, { authorization: 'Basic x' })
     expect(res.status).toBe(401)

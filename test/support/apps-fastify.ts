@@ -4,7 +4,7 @@
 import Fastify, { type FastifyError, type onRequestHookHandler } from 'fastify'
 import { createGuard, type FastifyGuardOptions } from '../../adapters/fastify/index.js'
 import type { GuardOptions } from '../../src/index.js'
-import { routes, type RunningApp } from './apps.js'
+import { anonymousBody, routes, type RunningApp } from './apps.js'
 
 export async function startFastifyApp(options: GuardOptions): Promise<RunningApp> {
   const state = { handlerCalls: 0, delegated: [] as unknown[] }
@@ -13,8 +13,9 @@ export async function startFastifyApp(options: GuardOptions): Promise<RunningApp
   for (const [path, onRequest] of Object.entries(routes<onRequestHookHandler>(guard))) {
     app.get(path, { onRequest }, async (request) => {
       state.handlerCalls++
-      const groups = await request.voot!.groups()
-      return { ok: true, reason: request.voot!.decision.reason, groupCount: groups.length }
+      if (request.voot == null) return anonymousBody(request.voot)
+      const groups = await request.voot.groups()
+      return { ok: true, reason: request.voot.decision.reason, groupCount: groups.length }
     })
   }
   app.setErrorHandler((error: FastifyError & { headers?: Record<string, string> }, _request, reply) => {

@@ -4,20 +4,21 @@
  */
 import { createServer } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
-import { createGuard, type FetchCheck, type FetchGuardOptions } from '../../adapters/fetch/index.js'
+import { createGuard, type FetchGuardOptions, type OptionalFetchCheck } from '../../adapters/fetch/index.js'
 import { isHttpError } from '../../src/adapter-kit.js'
 import type { GuardOptions, VootContext } from '../../src/index.js'
-import { closer, listen, routes, type RunningApp } from './apps.js'
+import { anonymousBody, closer, listen, routes, type RunningApp } from './apps.js'
 
 export async function startFetchApp(options: GuardOptions): Promise<RunningApp> {
   const state = { handlerCalls: 0, delegated: [] as unknown[] }
   const guard = createGuard(options as FetchGuardOptions)
-  async function handle(_request: Request, voot: VootContext): Promise<Response> {
+  async function handle(_request: Request, voot: VootContext | undefined): Promise<Response> {
     state.handlerCalls++
+    if (voot === undefined) return Response.json(anonymousBody(voot))
     const groups = await voot.groups()
     return Response.json({ ok: true, reason: voot.decision.reason, groupCount: groups.length })
   }
-  const table = routes<FetchCheck>(guard)
+  const table = routes(guard)
   const handlers: Record<string, (request: Request) => Promise<Response>> = {}
   for (const [path, check] of Object.entries(table)) {
     handlers[path] =
@@ -26,7 +27,8 @@ export async function startFetchApp(options: GuardOptions): Promise<RunningApp> 
             const voot = await check(request)
             return voot instanceof Response ? voot : handle(request, voot)
           }
-        : guard.protect(check, handle)
+        : // `handle` takes the `undefined` of `/maybe` (optional sign-in), so every check may be typed as optional.
+          guard.protect(check as OptionalFetchCheck, handle)
   }
   async function fetch(request: Request): Promise<Response> {
     const handler = handlers[new URL(request.url).pathname]

@@ -5,19 +5,22 @@ import { createServer } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { createGuard, type HonoGuardOptions, type VootEnv } from '../../adapters/hono/index.js'
+import { createGuard, type HonoGuardOptions, type OptionalVootEnv } from '../../adapters/hono/index.js'
 import type { GuardOptions, VootError } from '../../src/index.js'
-import { closer, listen, routes, type RunningApp } from './apps.js'
+import { anonymousBody, closer, listen, routes, type RunningApp } from './apps.js'
 
 export async function startHonoApp(options: GuardOptions): Promise<RunningApp> {
   const state = { handlerCalls: 0, delegated: [] as unknown[] }
-  const app = new Hono<VootEnv>()
+  // Typed for every route: `/maybe` (optional sign-in) may have no context.
+  const app = new Hono<OptionalVootEnv>()
   const guard = createGuard(options as HonoGuardOptions)
-  for (const [path, middleware] of Object.entries(routes<MiddlewareHandler<VootEnv>>(guard))) {
-    app.get(path, middleware, async (c) => {
+  for (const [path, middleware] of Object.entries(routes(guard))) {
+    app.get(path, middleware as MiddlewareHandler<OptionalVootEnv>, async (c) => {
       state.handlerCalls++
-      const groups = await c.var.voot.groups()
-      return c.json({ ok: true, reason: c.get('voot').decision.reason, groupCount: groups.length })
+      const voot = c.var.voot
+      if (voot === undefined) return c.json(anonymousBody(voot))
+      const groups = await voot.groups()
+      return c.json({ ok: true, reason: c.get('voot')?.decision.reason, groupCount: groups.length })
     })
   }
   app.onError((error, c) => {

@@ -21,7 +21,7 @@ import {
   Voot,
   VootGuard,
   VootGuardModule, type VootDecorator, type VootGuardModuleOptions } from '../../adapters/nestjs/index.js'
-import type { RunningApp } from './apps.js'
+import { anonymousBody, type RunningApp } from './apps.js'
 
 /** The Nest platforms the adapter runs on. */
 export type NestPlatform = 'express' | 'fastify'
@@ -45,11 +45,14 @@ export function defineRoute(Class: Function, name: string, handler: Handler, dec
 export function createContractController(table: Record<string, VootDecorator[]>, onCall: () => void): Function {
   class ContractController {}
   for (const [path, decorators] of Object.entries(table)) {
-    defineRoute(ContractController, path.slice(1), async (voot) => {
+    // `/maybe` (optional sign-in) may reach its handler without a context.
+    const handler = async (voot: VootContext | undefined) => {
       onCall()
+      if (voot === undefined) return anonymousBody(voot)
       const groups = await voot.groups()
       return { ok: true, reason: voot.decision.reason, groupCount: groups.length }
-    }, [Get(path), ...decorators])
+    }
+    defineRoute(ContractController, path.slice(1), handler, [Get(path), ...decorators])
   }
   Controller()(ContractController)
   return ContractController
@@ -105,5 +108,5 @@ export const NEST_DECORATORS = {
   requireAnyGroup: (ids: readonly string[], role?: string) => [RequireAnyGroup(ids, role)],
   requireAllGroups: (ids: readonly string[], role?: string) => [RequireAllGroups(ids, role)],
   require: (requirement: Requirement) => [RequireVoot(requirement)],
-  authenticate: () => [Authenticated()],
+  authenticate: (options?: { optional: true }) => [Authenticated(options)],
 }

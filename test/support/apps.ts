@@ -33,12 +33,18 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
-interface GuardLike<H> {
+interface GuardLike<H, O = H> {
   requireGroup(id: string, role?: string): H
   requireAnyGroup(ids: readonly string[], role?: string): H
   requireAllGroups(ids: readonly string[], role?: string): H
   require(requirement: Requirement): H
   authenticate(): H
+  authenticate(options: { optional: true }): O
+}
+
+/** What a route's handler answers for a request that reached it without a context (`/maybe`). */
+export function anonymousBody(voot: null | undefined): { ok: true; anonymous: 'null' | 'undefined' } {
+  return { ok: true, anonymous: voot === null ? 'null' : 'undefined' }
 }
 
 /** The two groups the routes name: one the test users hold, and one nobody holds. */
@@ -63,7 +69,7 @@ export async function withRouteGroups<T>(groups: RouteGroups, start: () => Promi
   }
 }
 
-export function routes<H>(guard: GuardLike<H>): Record<string, H> {
+export function routes<H, O = H>(guard: GuardLike<H, O>): Record<string, H | O> {
   const { held, none } = routeGroups
   return {
     '/admin': guard.requireGroup(held, 'admin'),
@@ -71,6 +77,7 @@ export function routes<H>(guard: GuardLike<H>): Record<string, H> {
     '/any': guard.requireAnyGroup([none, held], 'admin'),
     '/all': guard.requireAllGroups([held, none]),
     '/me': guard.authenticate(),
+    '/maybe': guard.authenticate({ optional: true }),
     '/custom': guard.require(where('has groups', async (ctx) => (await ctx.groups()).length > 0)),
     '/strict': guard.require(group(held, 'owner')),
   }
@@ -104,8 +111,12 @@ export async function startApp(framework: Framework, options: GuardOptions & { g
     for (const [path, middleware] of Object.entries(routes<RequestHandler>(guard))) {
       app.get(path, middleware, async (req: Request, res: Response) => {
         state.handlerCalls++
-        const groups = await req.voot!.groups()
-        res.json({ ok: true, reason: req.voot!.decision.reason, groupCount: groups.length })
+        if (req.voot == null) {
+          res.json(anonymousBody(req.voot))
+          return
+        }
+        const groups = await req.voot.groups()
+        res.json({ ok: true, reason: req.voot.decision.reason, groupCount: groups.length })
       })
     }
     app.use((err: VootError, _req: Request, res: Response, _next: NextFunction) => {
@@ -139,8 +150,13 @@ export async function startApp(framework: Framework, options: GuardOptions & { g
     }
     await middleware(ctx, async () => {
       state.handlerCalls++
-      const groups = await ctx.state.voot!.groups()
-      ctx.body = { ok: true, reason: ctx.state.voot!.decision.reason, groupCount: groups.length }
+      const voot = ctx.state.voot
+      if (voot == null) {
+        ctx.body = anonymousBody(voot)
+        return
+      }
+      const groups = await voot.groups()
+      ctx.body = { ok: true, reason: voot.decision.reason, groupCount: groups.length }
     })
   })
   server = createServer(app.callback())
