@@ -7,6 +7,8 @@
  * read the credentials ({@link createCredentialsReader}, {@link authorizationOf}), try the
  * synchronous warm path ({@link GuardCore.authorizeCached}), else the async path
  * ({@link GuardCore.authorize}), then render the HTTP contract ({@link GuardCore.answer}).
+ * For `authenticate({ optional: true })`, {@link createGuards} passes `optional`, and a
+ * request that {@link isAnonymous} goes on without a context.
  *
  * @example
  * ```ts
@@ -45,6 +47,7 @@ export {
 } from './guard/http-error.js'
 export { authorizationOf, type RequestHeaders } from './guard/authorization-header.js'
 export { splitGuardOptions } from './guard/adapter-options.js'
+export { isAnonymous, type AuthenticateOptions } from './guard/optional-sign-in.js'
 export {
   answerResponse,
   authorizationOfHeaders,

@@ -104,6 +104,38 @@ describe('protect', () => {
   })
 })
 
+describe('authenticate({ optional: true })', () => {
+  it('resolves with undefined without credentials, and as authenticate() with any', async () => {
+    const maybe = guard.authenticate({ optional: true })
+    expectTypeOf(maybe).returns.resolves.toEqualTypeOf<VootContext | Response | undefined>()
+    expect(await maybe(requestAs())).toBeUndefined()
+    expect(((await maybe(requestAs(`Bearer ${emulator.issueToken('erin')}`))) as VootContext).decision.reason).toBe('authenticated')
+    for (const [authorization, status] of [['', 401], ['Basic x', 401], ['Bearer', 400], ['Bearer unknown-token', 401]] as const) {
+      const refusal = await maybe(requestAs(authorization))
+      expect(refusal).toBeInstanceOf(Response)
+      expect((refusal as Response).status).toBe(status)
+    }
+  })
+
+  it('protect runs the handler with voot undefined, synchronously, and keeps the refusals', async () => {
+    let seen: VootContext | undefined | null = null
+    const handler = guard.protect(guard.authenticate({ optional: true }), (_request, voot) => {
+      expectTypeOf(voot).toEqualTypeOf<VootContext | undefined>()
+      seen = voot
+      return new Response(voot === undefined ? 'stranger' : 'member')
+    })
+    const anonymous = handler(requestAs())
+    expect(anonymous).toBeInstanceOf(Response)
+    expect(seen).toBeUndefined()
+    expect(await (await handler(requestAs(`Bearer ${emulator.issueToken('alice')}`))).text()).toBe('member')
+    expect((await handler(requestAs('Basic x'))).status).toBe(401)
+    guard.protect(guard.authenticate(), (_request, voot) => {
+      expectTypeOf(voot).toEqualTypeOf<VootContext>()
+      return new Response()
+    })
+  })
+})
+
 describe("errorHandling: 'delegate'", () => {
   it("rejects with the adapter kit's HttpError: status, headers, toResponse()", async () => {
     const delegating = createGuard({ baseUrl: emulator.baseUrl, realm: 'd', errorHandling: 'delegate' })

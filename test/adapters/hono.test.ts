@@ -48,6 +48,21 @@ describe('guarded routes', () => {
   })
 })
 
+describe('authenticate({ optional: true })', () => {
+  it('leaves c.var.voot undefined (typed so) without credentials, and answers as authenticate() with any', async () => {
+    const app = new Hono()
+    app.get('/', guard.authenticate({ optional: true }), (c) => {
+      expectTypeOf(c.var.voot).toEqualTypeOf<VootContext | undefined>()
+      return c.json({ reason: c.var.voot?.decision.reason ?? null, set: 'voot' in c.var })
+    })
+    expect(await (await app.request('/')).json()).toEqual({ reason: null, set: false })
+    expect(await (await app.request('/', { headers: bearer('erin') })).json()).toEqual({ reason: 'authenticated', set: true })
+    const refused = await app.request('/', { headers: { authorization: 'Basic x' } })
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="hono"')
+  })
+})
+
 describe('two Authorization headers', () => {
   it('are a 400 both from Node (raw header list) and from Web Headers (one joined value)', async () => {
     const app = new Hono()

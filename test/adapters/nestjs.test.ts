@@ -82,7 +82,16 @@ describe.each<NestPlatform>(['express', 'fastify'])('Nest on %s', (platform) => 
     ])
     // Two decorators on one method: both hold too.
     const pair = controller([Controller('pair')], [['both', [RequireGroup(ORG_ID), RequireVoot(group(ADHOC_GROUP_ID, 'owner'))]]])
-    app = await startNestApplication(platform, VootGuardModule.forRoot({ baseUrl: emulator.baseUrl, realm: 'nest' }), [open, health, staff, employees, pair])
+    // Optional sign-in for every route of a class.
+    const welcome = controller([Controller('welcome'), Authenticated({ optional: true })], [['', []]])
+    app = await startNestApplication(platform, VootGuardModule.forRoot({ baseUrl: emulator.baseUrl, realm: 'nest' }), [
+      open,
+      health,
+      staff,
+      employees,
+      pair,
+      welcome,
+    ])
     url = await listen(app)
   })
   afterAll(async () => {
@@ -100,6 +109,15 @@ describe.each<NestPlatform>(['express', 'fastify'])('Nest on %s', (platform) => 
   it('lets Public() routes and controllers through without a token, with no VootContext', async () => {
     expect(await get(`${url}/open/public`)).toMatchObject({ status: 200, json: { voot: null } })
     expect(await get(`${url}/health`)).toMatchObject({ status: 200, json: { voot: null } })
+  })
+
+  it('lets a request without credentials through Authenticated({ optional: true }) with no VootContext, and no other', async () => {
+    expect(await get(`${url}/welcome`)).toMatchObject({ status: 200, json: { voot: null } })
+    expect((await get(`${url}/welcome`, emulator.issueToken('erin'))).json).toEqual({ reason: 'authenticated' })
+    const refused = await get(`${url}/welcome`, 'not-a-known-token')
+    expect(refused.status).toBe(401)
+    expect(refused.headers['www-authenticate']).toBe('Bearer realm="nest", error="invalid_token"')
+    expect((await get(`${url}/welcome`, 'abc$def')).status).toBe(400)
   })
 
   it('hands the VootContext to the handler through Voot()', async () => {
@@ -192,12 +210,31 @@ describe('VootGuardModule', () => {
   it.each<[string, () => VootDecorator[], RegExp]>([
     ['an unknown role', () => [RequireGroup(ORG_ID, 'emperor')], /Unknown role "emperor"/],
     ['Public() with a requirement', () => [Public(), RequireGroup(ORG_ID)], /Public\(\) and a voot requirement contradict/],
+    [
+      'Authenticated({ optional: true }) with a requirement',
+      () => [Authenticated({ optional: true }), RequireGroup(ORG_ID)],
+      /Authenticated\(\{ optional: true \}\) and a voot requirement contradict/,
+    ],
+    [
+      'Authenticated({ optional: true }) with Public()',
+      () => [Authenticated({ optional: true }), Public()],
+      /Authenticated\(\{ optional: true \}\) and Public\(\) contradict/,
+    ],
   ])('refuses to start with %s on a route', async (_label, decorators, message) => {
     const bad = controller([Controller('bad')], [['route', decorators()]])
     const app = await startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), [bad])
     // Checked once the module is built: Nest calls onModuleInit in init() (or listen()).
     await expect(app.init()).rejects.toThrow(message)
     await app.close()
+  })
+
+  it('refuses Authenticated({ optional: true }) on a route whose class has a requirement, and misspelt options', async () => {
+    const bad = controller([Controller('bad'), RequireGroup(ORG_ID)], [['route', [Authenticated({ optional: true })]]])
+    const app = await startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), [bad])
+    await expect(app.init()).rejects.toThrow(/Authenticated\(\{ optional: true \}\) and a voot requirement contradict/)
+    await app.close()
+    expect(() => Authenticated({ optinal: true } as never)).toThrow(/optinal/)
+    expect(() => Authenticated({ optional: 'yes' } as never)).toThrow(/optional: must be a boolean/)
   })
 
   it('refuses invalid options when the module is built, naming the option', async () => {

@@ -60,6 +60,56 @@ describe('getToken', () => {
   })
 })
 
+describe('authenticate({ optional: true }) with getToken', () => {
+  it('is anonymous only when getToken found nothing (undefined or null); anything else is credentials', async () => {
+    let found: unknown
+    const getToken = () => found as never
+    const app = express()
+    const guard = createExpressGuard({ baseUrl: emulator.baseUrl, getToken })
+    app.get('/', guard.authenticate({ optional: true }), (req, res) => res.json({ reason: req.voot?.decision.reason ?? null }))
+    const fetchGuard = createFetchGuard({ baseUrl: emulator.baseUrl, getToken })
+    const viaFetch = fetchGuard.protect(fetchGuard.authenticate({ optional: true }), (_request, voot) =>
+      Response.json({ reason: voot?.decision.reason ?? null }),
+    )
+    const { url, server } = await serve(app)
+    const cases: [unknown, number][] = [
+      [undefined, 200],
+      [null, 200],
+      [{ token: undefined }, 200],
+      [{ token: null }, 200],
+      ['', 401],
+      [{ token: '' }, 401],
+      ['bad token!', 400],
+      ['unknown-token', 401],
+      [emulator.issueToken('erin'), 200],
+      [{ token: emulator.issueToken('erin') }, 200],
+    ]
+    for (const [given, status] of cases) {
+      found = given
+      const anonymous = given == null || (typeof given === 'object' && (given as { token: unknown }).token == null)
+      const response = await request(url)
+      const fromFetch = await viaFetch(new Request('http://app.example/'))
+      expect([response.statusCode, fromFetch.status], JSON.stringify(given)).toEqual([status, status])
+      const body = await response.body.json()
+      if (status === 200) {
+        expect(body).toEqual({ reason: anonymous ? null : 'authenticated' })
+        expect(await fromFetch.json()).toEqual(body)
+      }
+    }
+    server.closeAllConnections()
+    server.close()
+  })
+
+  it('refuses misspelt or mistyped options when the route is declared, naming the option', () => {
+    const guard = createExpressGuard({ baseUrl: emulator.baseUrl })
+    expect(() => guard.authenticate({ optinal: true } as never)).toThrow(InvalidOptionError)
+    expect(() => guard.authenticate({ optinal: true } as never)).toThrow(/options\.optinal: is not an option of authenticate\(\)/)
+    expect(() => guard.authenticate({ optional: 'yes' } as never)).toThrow(/options\.optional: must be a boolean/)
+    expect(() => guard.authenticate('optional' as never)).toThrow(/authenticate\(\) takes an options object/)
+    expect(() => guard.authenticate({ optional: false })).not.toThrow()
+  })
+})
+
 describe('getToken with an expiry', () => {
   it('caps the cache at the token expiry and refuses an expired token without a call', async () => {
     let expiresAt = Date.now() + 60_000
