@@ -55,11 +55,6 @@ export function isAnonymous(credentials: { readonly authorization: unknown } | {
  * declared, and returns whether sign-in is optional. A misspelt key is refused rather than
  * ignored, so that a route meant to be open to anonymous visitors does not silently refuse
  * them.
- *
- * @example
- * ```ts
- * const optional = readAuthenticateOptions(options, 'authenticate()')
- * ```
  */
 export function readAuthenticateOptions(options: unknown, where: string): boolean {
   if (options === undefined) return false
