@@ -21,6 +21,7 @@ import {
   createCredentialsReader,
   createGuardCore,
   createGuards,
+  isAnonymous,
   splitGuardOptions,
   type Credentials,
   type FoundToken,
@@ -30,7 +31,6 @@ import {
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
 import { setVoot } from '../../src/guard/request-voot.js'
-import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 declare global {
   // Declaration merging is how Express types request extensions.

@@ -23,6 +23,7 @@ import {
   createCredentialsReader,
   createGuardCore,
   createGuards,
+  isAnonymous,
   splitGuardOptions,
   type FoundToken,
   type GuardOptions,
@@ -30,7 +31,6 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
-import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -21,6 +21,7 @@ import {
   createCredentialsReader,
   createGuardCore,
   createGuards,
+  isAnonymous,
   splitGuardOptions,
   withResponse,
   type FoundToken,
@@ -29,7 +30,6 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import { InvalidArgumentError, isRequirement, type Requirement, type VootError } from '../../src/index.js'
-import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 // The error a delegating guard throws, and its test, where fetch users look for them.
 export { isHttpError, type HttpError } from '../../src/adapter-kit.js'

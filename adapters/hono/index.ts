@@ -24,6 +24,7 @@ import {
   createCredentialsReader,
   createGuardCore,
   createGuards,
+  isAnonymous,
   splitGuardOptions,
   type Credentials,
   type FoundToken,
@@ -33,7 +34,6 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
-import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 /**
  * The Hono environment a guard adds to a route: `c.var.voot` / `c.get('voot')`.

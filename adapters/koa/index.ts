@@ -20,6 +20,7 @@ import {
   createCredentialsReader,
   createGuardCore,
   createGuards,
+  isAnonymous,
   splitGuardOptions,
   type Credentials,
   type FoundToken,
@@ -28,7 +29,6 @@ import {
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
-import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 declare module 'koa' {
   interface DefaultState {

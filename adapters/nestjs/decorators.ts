@@ -8,9 +8,9 @@
  */
 import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common'
 import type { Reflector } from '@nestjs/core'
-import { AUTHENTICATED, type VootContext } from '../../src/adapter-kit.js'
+import { AUTHENTICATED, type AuthenticateOptions, type VootContext } from '../../src/adapter-kit.js'
 import { InvalidArgumentError, allOf, anyOf, group, isRequirement, type Requirement } from '../../src/index.js'
-import { readAuthenticateOptions, type AuthenticateOptions } from '../../src/guard/optional-sign-in.js'
+import { readAuthenticateOptions } from '../../src/guard/optional-sign-in.js'
 
 /** Metadata key of the requirements a class or method carries (an array: they all hold). */
 export const VOOT_REQUIREMENTS = 'voot-guard:requirements'

@@ -5,12 +5,11 @@
  */
 import { HttpException, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common'
 import { HttpAdapterHost, Reflector } from '@nestjs/core'
-import { AUTHENTICATED, type VootContext } from '../../src/adapter-kit.js'
+import { AUTHENTICATED, isAnonymous, type VootContext } from '../../src/adapter-kit.js'
 import type { VootError } from '../../src/index.js'
 import { VOOT_GUARD_CORE, type NestGuardCore, type NestHttpRequest } from './core.js'
 import { OPTIONAL_SIGN_IN, routeRequirement, type RouteRequirement } from './decorators.js'
 import { setVoot } from '../../src/guard/request-voot.js'
-import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 
 /**
  * Allows a request when the route's voot requirements hold (its class's and its method's
