@@ -80,4 +80,10 @@ describe.each(['express', 'fastify'] as const)('Nest 11 on %s', (platform) => {
     emulator.faults.clear()
     expect(await get('/health')).toMatchObject({ status: 200, json: { ok: true } })
   })
+
+  it('lets a request without credentials through Authenticated({ optional: true }), and no other', async () => {
+    expect(await get('/welcome')).toMatchObject({ status: 200, json: { reason: null } })
+    expect(await get('/welcome', emulator.issueToken('erin'))).toMatchObject({ status: 200, json: { reason: 'authenticated' } })
+    expect(await get('/welcome', 'not-a-known-token')).toMatchObject({ status: 401, json: { error: 'invalid_token' } })
+  })
 })
