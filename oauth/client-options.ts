@@ -4,10 +4,13 @@
  *
  * @module
  */
+import { webcrypto } from 'node:crypto'
+import type { CryptoKeyPair } from 'openid-client'
 import type { Dispatcher } from 'undici'
 import { InvalidOptionError } from '../src/errors.js'
 import { functionOption, integerOption } from '../src/option-checks.js'
-import { readPrivateKey, type SigningKey } from './client-assertion.js'
+import { refuseUnknownKeys } from '../src/resolver/options.js'
+import { readPrivateKey, type SigningKey } from './client-key.js'
 import type { OAuthClientOptions, PushedAuthorizationRequestsMode, TokenEndpointAuthMethod } from './client-types.js'
 import type { EndpointOverrides } from './discovery.js'
 import { endpointProblem } from './endpoint-url.js'
@@ -40,6 +43,7 @@ export interface ClientConfig {
   readonly clockTolerance: number
   readonly now: () => number
   readonly dispatcher: Dispatcher | undefined
+  readonly dpop: CryptoKeyPair | undefined
 }
 
 const ALLOWED_ALGORITHMS = new Set([
@@ -49,6 +53,16 @@ const ALLOWED_ALGORITHMS = new Set([
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
   'client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none',
 ]
+
+/** Every key of {@link OAuthClientOptions}; any other is refused, with a suggestion. */
+const OPTION_KEYS: readonly (keyof OAuthClientOptions)[] = [
+  'authUrl', 'issuer', 'clientId', 'clientSecret', 'privateKey', 'redirectUri', 'scopes', 'tokenEndpointAuthMethod',
+  'pushedAuthorizationRequests', 'discovery', 'endpoints', 'idTokenAlgorithms', 'timeout', 'maxResponseBytes', 'dispatcher',
+  'clockTolerance', 'now', 'dpop',
+]
+
+// Web Crypto signature algorithms openid-client can make DPoP proofs with.
+const DPOP_KEY_ALGORITHMS = new Set(['ECDSA', 'RSA-PSS', 'RSASSA-PKCS1-v1_5', 'Ed25519'])
 
 const PAR_MODES: readonly PushedAuthorizationRequestsMode[] = ['auto', 'always', 'never']
 
@@ -67,6 +81,7 @@ const VSCHARS = /^[\x20-\x7E]+$/
  */
 export function readClientOptions(options: OAuthClientOptions): ClientConfig {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('', 'must be an object')
+  refuseUnknownKeys('', options, OPTION_KEYS)
   const { issuer, required } = readIssuer(options)
   const clientSecret = readSecret(options.clientSecret)
   const privateKey = readPrivateKey(options.privateKey)
@@ -91,6 +106,7 @@ export function readClientOptions(options: OAuthClientOptions): ClientConfig {
     clockTolerance: integerOption('clockTolerance', options.clockTolerance, { fallback: 30_000, min: 0, max: 600_000 }),
     now: functionOption('now', options.now, Date.now),
     dispatcher: readDispatcher(options.dispatcher),
+    dpop: readDpopKeys(options.dpop),
   }
 }
 
@@ -196,4 +212,15 @@ function readDispatcher(value: unknown): Dispatcher | undefined {
     throw new InvalidOptionError('dispatcher', 'must be an undici Dispatcher')
   }
   return value as Dispatcher
+}
+
+function readDpopKeys(value: unknown): CryptoKeyPair | undefined {
+  if (value === undefined) return undefined
+  const pair = value as Partial<CryptoKeyPair> | null
+  const isKey = (key: unknown, type: webcrypto.KeyType): boolean =>
+    key instanceof webcrypto.CryptoKey && key.type === type && DPOP_KEY_ALGORITHMS.has(key.algorithm.name)
+  if (typeof pair !== 'object' || pair === null || !isKey(pair.privateKey, 'private') || !isKey(pair.publicKey, 'public')) {
+    throw new InvalidOptionError('dpop', 'must be a Web Crypto key pair (CryptoKeyPair) for ES256, PS256, RS256, Ed25519 or alike')
+  }
+  return pair as CryptoKeyPair
 }

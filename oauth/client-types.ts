@@ -6,6 +6,7 @@
  */
 import type { Dispatcher } from 'undici'
 import type { JWK } from 'jose'
+import type { CryptoKeyPair } from 'openid-client'
 import type { EndpointOverrides } from './discovery.js'
 import type { ImplicitFragmentChecks } from './implicit.js'
 import type { CallbackParams } from './params.js'
@@ -123,6 +124,14 @@ export interface OAuthClientOptions {
   clockTolerance?: number | undefined
   /** Clock, in ms since the epoch, for token expiry and ID token checks. Default `Date.now`. */
   now?: (() => number) | undefined
+  /**
+   * A Web Crypto key pair (ES256, PS256, RS256, Ed25519, ...) for DPoP (RFC 9449): every
+   * token request and `userinfo()` then carry a proof made with it, and a provider that
+   * binds the token answers `tokenType: 'DPoP'`. A `use_dpop_nonce` answer is retried once
+   * with the provider's nonce. A DPoP-bound token cannot be forwarded to a group service by
+   * a guard: the service would need a proof made with this key.
+   */
+  dpop?: CryptoKeyPair | undefined
 }
 
 /**

@@ -1,18 +1,19 @@
 /**
- * The OAuth 2.0 / OpenID Connect client: gets a personal access token with the `groups`
- * scope (authorization code flow with PKCE, pushed authorization requests), a client-only
- * token (client credentials), fresh tokens (refresh), the user's profile (userinfo), and
- * verifies ID tokens. Standards-based, so it works with any compliant OpenID Connect
- * provider as well as the group service and its emulator.
- *
- * The public shapes are in `client-types.ts`; each concern has its own module
- * (`authorization-request.ts`, `par.ts`, `client-authentication.ts`, `refresh.ts`, ...).
+ * The OAuth 2.0 / OpenID Connect client, a thin layer over openid-client: openid-client
+ * makes the requests and checks the answers (authorization code with PKCE, pushed
+ * authorization requests, client authentication, refresh, client credentials, userinfo,
+ * DPoP proofs and nonce retries, ID token claims); this layer adds what VOOT users need
+ * (the spec's fixed paths, the `groups` scope, a {@link TokenSet} whose `expiresAt` goes
+ * into a guard, errors that never carry a secret, HTTPS except on loopback) and what
+ * openid-client does not do: ID token signatures checked against the provider's JWKS
+ * (`id-token.ts`), the implicit grant (`implicit.ts`), refresh against the previous ID token.
  *
  * @module
  */
+import * as oidc from 'openid-client'
 import { InvalidArgumentError } from '../src/errors.js'
 import { buildAuthorizationRequest } from './authorization-request.js'
-import { createClientAuthentication } from './client-authentication.js'
+import { keyImporter } from './client-key.js'
 import { readClientOptions } from './client-options.js'
 import type {
   AuthorizationRequest,
@@ -21,22 +22,21 @@ import type {
   OAuthClient,
   OAuthClientOptions,
   RefreshOptions,
+  TokenEndpointAuthMethod,
 } from './client-types.js'
 import { loadMetadata } from './discovery.js'
-import { postToEndpoint } from './endpoint-post.js'
 import { OAuthValidationError } from './errors.js'
-import { createHttpSend, type HttpSend } from './http.js'
+import { providerFetch, type EndpointRole } from './fetch.js'
 import { verifyIdToken } from './id-token.js'
-import { parseImplicitFragment, type ImplicitFragmentChecks } from './implicit.js'
+import { checkRedirectBack, parseImplicitFragment, type ImplicitFragmentChecks } from './implicit.js'
 import { createJwksCache } from './jwks.js'
 import { readParams, type CallbackParams } from './params.js'
-import { pushAuthorizationRequest, usesPushedRequest } from './par.js'
 import { isCodeVerifier } from './pkce.js'
+import { providerError } from './provider-errors.js'
 import { completeRefresh, refreshGrant } from './refresh.js'
 import { readScopeArgument } from './scope.js'
-import { errorFromFields, tokenSetFromFields } from './token-response.js'
+import { tokenSetFromFields } from './token-response.js'
 import type { IdTokenClaims, ProviderMetadata, TokenSet, UserInfo } from './types.js'
-import { fetchUserinfo } from './userinfo.js'
 
 /** Refetch the JWKS at least this often, in ms. */
 const JWKS_MAX_AGE = 10 * 60_000
@@ -46,8 +46,8 @@ const JWKS_COOLDOWN = 5_000
 /**
  * Creates an OAuth 2.0 / OpenID Connect client.
  *
- * @throws {@link voot-guard!InvalidOptionError} for invalid options, including an endpoint that is
- * neither HTTPS nor loopback.
+ * @throws {@link voot-guard!InvalidOptionError} for invalid or unknown options, including an
+ * endpoint that is neither HTTPS nor loopback.
  *
  * @example
  * ```ts
@@ -73,16 +73,16 @@ const JWKS_COOLDOWN = 5_000
  */
 export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   const config = readClientOptions(options)
-  const { clientId, redirectUri, defaultScopes, algorithms, clockTolerance, now } = config
-  const { timeout, maxResponseBytes, dispatcher } = config
-  const send: HttpSend = createHttpSend({ timeout, maxResponseBytes, dispatcher })
+  const { clientId, clientSecret, redirectUri, defaultScopes, algorithms, clockTolerance, now, dpop } = config
+  const limits = { timeout: config.timeout, maxResponseBytes: config.maxResponseBytes, dispatcher: config.dispatcher }
+  const importKey = config.privateKey === undefined ? undefined : keyImporter(config.privateKey)
 
   let metadataCache: ProviderMetadata | undefined
   let metadataInflight: Promise<ProviderMetadata> | undefined
   const metadata = (): Promise<ProviderMetadata> => {
     if (metadataCache !== undefined) return Promise.resolve(metadataCache)
     const target = { issuer: config.issuer, required: config.required, enabled: config.discovery, overrides: config.overrides }
-    metadataInflight ??= loadMetadata(target, send)
+    metadataInflight ??= loadMetadata(target, providerFetch(limits, 'discovery'))
       .then((loaded) => (metadataCache = loaded))
       .finally(() => {
         metadataInflight = undefined
@@ -91,7 +91,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   }
 
   const jwks = createJwksCache({
-    send,
+    fetch: providerFetch(limits, 'jwks'),
     now,
     maxAge: JWKS_MAX_AGE,
     cooldown: JWKS_COOLDOWN,
@@ -102,23 +102,81 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     },
   })
 
-  const auth = createClientAuthentication(
-    { clientId, clientSecret: config.clientSecret, privateKey: config.privateKey, method: config.authMethod },
-    metadata,
-    now,
-  )
+  const authMethod = (meta: ProviderMetadata): TokenEndpointAuthMethod => {
+    if (config.authMethod !== undefined) return config.authMethod
+    if (config.privateKey !== undefined) return 'private_key_jwt'
+    if (clientSecret === undefined) return 'none'
+    const listed = meta.token_endpoint_auth_methods_supported
+    // The spec asks for Basic; a provider that lists only the form gets the form.
+    return listed?.includes('client_secret_post') === true && !listed.includes('client_secret_basic') ? 'client_secret_post' : 'client_secret_basic'
+  }
 
-  /** POSTs a grant to the token endpoint; returns the token set without verified claims. */
+  const clientAuthentication = async (method: TokenEndpointAuthMethod): Promise<oidc.ClientAuth> => {
+    const secret = clientSecret ?? ''
+    if (method === 'client_secret_basic') return oidc.ClientSecretBasic(secret)
+    if (method === 'client_secret_post') return oidc.ClientSecretPost(secret)
+    // Client assertions carry `typ: JWT`, the key's own `alg` name (EdDSA rather than Ed25519, say) and this client's clock.
+    const header = (alg?: string) => ({
+      [oidc.modifyAssertion]: (fields: Record<string, unknown>, claims: Record<string, unknown>) => {
+        const iat = Math.floor(now() / 1000)
+        Object.assign(fields, { typ: 'JWT' }, alg === undefined ? {} : { alg })
+        Object.assign(claims, { iat, nbf: iat, exp: iat + 60 })
+      },
+    })
+    if (method === 'client_secret_jwt') return oidc.ClientSecretJwt(secret, header())
+    if (method === 'private_key_jwt' && importKey !== undefined) {
+      const kid = config.privateKey?.kid
+      const key = { key: await importKey(), ...(kid === undefined ? {} : { kid }) }
+      return oidc.PrivateKeyJwt(key, header(config.privateKey?.alg))
+    }
+    return oidc.None()
+  }
+
+  /** An openid-client configuration for calls to `role`: this client's metadata, clock, limits and authentication. */
+  const configuration = async (role: EndpointRole, sent?: string[]): Promise<oidc.Configuration> => {
+    const meta = await metadata()
+    const clock = {
+      [oidc.clockSkew]: Math.floor(now() / 1000) - Math.floor(Date.now() / 1000),
+      [oidc.clockTolerance]: Math.ceil(clockTolerance / 1000),
+      ...(algorithms.length === 1 ? { id_token_signed_response_alg: algorithms[0] } : {}),
+    }
+    const server = { ...meta, id_token_signing_alg_values_supported: [...algorithms] } as unknown as oidc.ServerMetadata
+    const result = new oidc.Configuration(server, clientId, clock, await clientAuthentication(authMethod(meta)))
+    result[oidc.customFetch] = providerFetch(limits, role, sent)
+    // Our own deadline ends every call first; openid-client's is in whole seconds.
+    result.timeout = Math.ceil(limits.timeout / 1000) + 1
+    // Every endpoint passed the HTTPS-except-loopback rule; plain HTTP is left for loopback.
+    if (Object.values(meta).some((value) => typeof value === 'string' && value.startsWith('http:'))) oidc.allowInsecureRequests(result)
+    return result
+  }
+
+  let dpopHandle: oidc.DPoPHandle | undefined
+  /** openid-client's per-call options: the DPoP handle (one per client, so that it remembers the server's nonces). */
+  const callOptions = (cfg: oidc.Configuration): { DPoP?: oidc.DPoPHandle } => {
+    if (dpop === undefined) return {}
+    dpopHandle ??= oidc.getDPoPHandle(cfg, dpop)
+    return { DPoP: dpopHandle }
+  }
+
+  /** One call to `role` through openid-client, its failures mapped to this package's errors. */
+  const call = async <T>(role: EndpointRole, secrets: readonly (string | undefined)[], run: (cfg: oidc.Configuration) => Promise<T>) => {
+    const sent: string[] = []
+    const cfg = await configuration(role, sent)
+    try {
+      return await run(cfg)
+    } catch (err) {
+      throw await providerError(err, role, [...secrets, ...sent, clientSecret])
+    }
+  }
+
   const tokenRequest = async (
-    grant: Record<string, string>,
     requestedScopes: readonly string[],
     secrets: readonly (string | undefined)[],
+    grant: (cfg: oidc.Configuration) => Promise<oidc.TokenEndpointResponse>,
   ): Promise<TokenSet> => {
-    const { token_endpoint: url } = await metadata()
-    const parts = await auth.parts()
     const sentAt = now()
-    const json = await postToEndpoint(send, { role: 'token', url, fields: grant, auth: parts, success: 200, redact: secrets })
-    return tokenSetFromFields(json, { requestedScopes, sentAt })
+    const json = await call('token', secrets, grant)
+    return tokenSetFromFields(json as unknown as Record<string, unknown>, { requestedScopes, sentAt, dpop: dpop !== undefined })
   }
 
   const idTokenChecks = async (nonce: string | undefined | null, maxAge?: number) => ({
@@ -132,20 +190,23 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     jwks,
   })
 
+  /** The signature of an ID token from the token endpoint, which openid-client leaves unchecked (TLS vouches for it). */
   const checkIdToken = async (tokens: TokenSet, nonce: string | undefined | null, maxAge?: number): Promise<TokenSet> => {
     if (tokens.idToken === undefined) return Object.freeze(tokens)
     const claims = await verifyIdToken(tokens.idToken, { ...(await idTokenChecks(nonce, maxAge)), accessToken: tokens.accessToken })
     return Object.freeze({ ...tokens, claims })
   }
 
-  /** The authorization endpoint URL to send the user to, pushed first when PAR is on. */
+  /** The authorization endpoint URL to send the user to, pushed first (RFC 9126) when PAR is on. */
   const authorizationTarget = async (params: URLSearchParams): Promise<string> => {
     const meta = await metadata()
-    if (usesPushedRequest(config.pushedAuthorizationRequests, meta)) {
-      return pushAuthorizationRequest(send, meta, params, await auth.parts())
+    const mode = config.pushedAuthorizationRequests
+    const pushed = mode === 'always' || (mode === 'auto' && meta.require_pushed_authorization_requests === true)
+    if (!pushed) return oidc.buildAuthorizationUrl(await configuration('pushed_authorization_request'), params).href
+    if (meta.pushed_authorization_request_endpoint === undefined) {
+      throw new OAuthValidationError('metadata', 'Pushed authorization requests are on, but the provider has no PAR endpoint', { status: 502 })
     }
-    const url = new URL(meta.authorization_endpoint)
-    for (const [name, value] of params) url.searchParams.set(name, value)
+    const url = await call('pushed_authorization_request', [], (cfg) => oidc.buildAuthorizationUrlWithPAR(cfg, params, callOptions(cfg)))
     return url.href
   }
 
@@ -163,15 +224,11 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       const built = buildAuthorizationRequest({ responseType: 'code', clientId, redirectUri: uri, defaultScopes, options: opts })
       const url = await authorizationTarget(built.params)
       const { state, nonce, maxAge } = built
-      return Object.freeze({ url, state, nonce, codeVerifier: built.codeVerifier as string, maxAge })
+      return Object.freeze({ url, state, nonce, codeVerifier: built.codeVerifier ?? '', maxAge })
     },
 
     async handleCallback(params: CallbackParams, checks: CallbackChecks): Promise<TokenSet> {
-      if (
-        typeof checks !== 'object' || checks === null ||
-        typeof checks.state !== 'string' || checks.state === '' ||
-        typeof checks.codeVerifier !== 'string'
-      ) {
+      if (typeof checks !== 'object' || checks === null || typeof checks.state !== 'string' || checks.state === '' || typeof checks.codeVerifier !== 'string') {
         throw new OAuthValidationError(
           'state',
           'handleCallback() needs the state and codeVerifier kept from authorizationUrl() (has the session expired?)',
@@ -181,52 +238,59 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
         throw new InvalidArgumentError('handleCallback(): checks.codeVerifier is not a valid PKCE code verifier')
       }
       const maxAge = readMaxAgeCheck(checks.maxAge)
-      const uri = needRedirectUri('handleCallback')
+      const current = new URL(needRedirectUri('handleCallback'))
       const fields = readParams(params, 'query')
-      if (fields.get('state') !== checks.state) {
-        throw new OAuthValidationError('state', 'The state of the redirect back does not match the one sent')
-      }
       const meta = await metadata()
-      const iss = fields.get('iss')
-      // RFC 9207: the iss parameter tells which provider sent the user back (mix-up attacks).
-      if (iss !== undefined ? iss !== meta.issuer : meta.authorization_response_iss_parameter_supported === true) {
-        throw new OAuthValidationError('issuer', 'The iss of the redirect back is missing or names another issuer')
-      }
-      const error = errorFromFields(Object.fromEntries(fields))
-      if (error !== undefined) throw error
+      checkRedirectBack(fields, { state: checks.state, issuer: meta.issuer, requireIssuer: meta.authorization_response_iss_parameter_supported === true })
       const code = fields.get('code')
       if (code === undefined || code === '') {
         throw new OAuthValidationError('response', 'The redirect back carries neither a code nor an error')
       }
+      for (const [name, value] of fields) current.searchParams.set(name, value)
       // Anything but a string (a null from a database, say) means "no nonce was sent": never "skip the check".
       const nonce = typeof checks.nonce === 'string' ? checks.nonce : undefined
-      const grant = { grant_type: 'authorization_code', code, redirect_uri: uri, code_verifier: checks.codeVerifier }
-      const tokens = await tokenRequest(grant, defaultScopes, [code, checks.codeVerifier])
-      if ((nonce !== undefined || maxAge !== undefined) && tokens.idToken === undefined) {
-        throw new OAuthValidationError('id_token', 'The token response has no ID token, though a nonce or max_age was sent', { status: 502 })
+      const expected = {
+        pkceCodeVerifier: checks.codeVerifier,
+        expectedState: checks.state,
+        ...(nonce === undefined ? {} : { expectedNonce: nonce }),
+        ...(maxAge === undefined ? {} : { maxAge }),
       }
+      const tokens = await tokenRequest(defaultScopes, [code, checks.codeVerifier], (cfg) =>
+        oidc.authorizationCodeGrant(cfg, current, expected, { client_id: clientId }, callOptions(cfg)),
+      )
       return checkIdToken(tokens, nonce, maxAge)
     },
 
     async clientCredentials(opts: { scope?: string | readonly string[] } = {}): Promise<TokenSet> {
-      if ((await auth.method()) === 'none') {
+      if (authMethod(await metadata()) === 'none') {
         throw new InvalidArgumentError('clientCredentials(): a confidential client (options.clientSecret or options.privateKey) is needed')
       }
       const scopes = opts.scope === undefined ? [] : readScopeArgument(opts.scope)
-      const grant: Record<string, string> = { grant_type: 'client_credentials' }
-      if (scopes.length > 0) grant['scope'] = scopes.join(' ')
-      return Object.freeze(await tokenRequest(grant, scopes, []))
+      const fields = { client_id: clientId, ...(scopes.length > 0 ? { scope: scopes.join(' ') } : {}) }
+      return Object.freeze(await tokenRequest(scopes, [], (cfg) => oidc.clientCredentialsGrant(cfg, fields, callOptions(cfg))))
     },
 
     async refresh(tokens: string | TokenSet, opts: RefreshOptions = {}): Promise<TokenSet> {
       const grant = refreshGrant(tokens, opts, defaultScopes)
-      const fresh = await tokenRequest({ ...grant.fields }, grant.requestedScopes, [grant.refreshToken])
+      const fields = { client_id: clientId, ...(grant.scope === undefined ? {} : { scope: grant.scope }) }
+      const fresh = await tokenRequest(grant.requestedScopes, [grant.refreshToken], (cfg) =>
+        oidc.refreshTokenGrant(cfg, grant.refreshToken, fields, callOptions(cfg)),
+      )
       // OpenID Connect Core section 12.2: a refreshed ID token may repeat the original nonce.
       return completeRefresh(grant.previous, await checkIdToken(fresh, null))
     },
 
     async userinfo(token: string | TokenSet, opts: { subject?: string } = {}): Promise<UserInfo> {
-      return fetchUserinfo(send, metadata, token, opts)
+      const accessToken = typeof token === 'string' ? token : token?.accessToken
+      if (typeof accessToken !== 'string' || accessToken === '') throw new InvalidArgumentError('userinfo(): give an access token or a token set')
+      if ((await metadata()).userinfo_endpoint === undefined) {
+        throw new OAuthValidationError('metadata', 'The provider publishes no userinfo_endpoint', { status: 502 })
+      }
+      const subject = opts.subject ?? (typeof token === 'string' ? undefined : token.claims?.sub)
+      const info = await call('userinfo', [accessToken], (cfg) =>
+        oidc.fetchUserInfo(cfg, accessToken, subject ?? oidc.skipSubjectCheck, callOptions(cfg)),
+      )
+      return Object.freeze({ ...info })
     },
 
     async verifyIdToken(idToken: string, opts: { nonce?: string; accessToken?: string } = {}): Promise<IdTokenClaims> {
@@ -245,7 +309,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
 
     parseImplicitFragment(urlOrFragment: CallbackParams, checks: Pick<ImplicitFragmentChecks, 'state'>): TokenSet {
       return parseImplicitFragment(urlOrFragment, {
-        state: checks?.state,
+        state: checks.state,
         scopes: defaultScopes,
         now,
         ...implicitIssuerChecks(metadataCache, config, urlOrFragment),
@@ -253,6 +317,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     },
   })
 }
+
 
 /**
  * The RFC 9207 checks of an implicit redirect. They need the metadata, which a synchronous

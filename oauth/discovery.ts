@@ -7,7 +7,7 @@
  */
 import { endpointProblem } from './endpoint-url.js'
 import { OAuthValidationError } from './errors.js'
-import { isJsonObject, parseJson, unexpectedStatus, type HttpSend } from './http.js'
+import { jsonObject, unexpectedStatus, type ProviderFetch } from './fetch.js'
 import type { ProviderMetadata } from './types.js'
 
 /**
@@ -113,11 +113,11 @@ export function fixedMetadata(authUrl: string): ProviderMetadata {
  *
  * @example
  * ```ts
- * const metadata = await loadMetadata({ issuer, required: true, enabled: true, overrides: {} }, send)
+ * const metadata = await loadMetadata({ issuer, required: true, enabled: true, overrides: {} }, fetch)
  * ```
  */
-export async function loadMetadata(target: DiscoveryTarget, send: HttpSend): Promise<ProviderMetadata> {
-  const base = target.enabled ? await discover(target, send) : undefined
+export async function loadMetadata(target: DiscoveryTarget, fetch: ProviderFetch): Promise<ProviderMetadata> {
+  const base = target.enabled ? await discover(target, fetch) : undefined
   const metadata = base ?? fixedMetadata(target.issuer)
   const { overrides } = target
   return Object.freeze({
@@ -129,17 +129,12 @@ export async function loadMetadata(target: DiscoveryTarget, send: HttpSend): Pro
   })
 }
 
-async function discover(target: DiscoveryTarget, send: HttpSend): Promise<ProviderMetadata | undefined> {
-  const res = await send({
-    role: 'discovery',
-    method: 'GET',
-    url: discoveryUrl(target.issuer),
-    headers: { accept: 'application/json' },
-  })
+async function discover(target: DiscoveryTarget, fetch: ProviderFetch): Promise<ProviderMetadata | undefined> {
+  const res = await fetch(discoveryUrl(target.issuer), { headers: { accept: 'application/json' } })
   if ((res.status === 404 || res.status === 410) && !target.required) return undefined
   if (res.status !== 200) throw unexpectedStatus('discovery', res.status)
-  const doc = parseJson(res.body)
-  if (!isJsonObject(doc)) {
+  const doc = await jsonObject(res)
+  if (doc === undefined) {
     throw new OAuthValidationError('metadata', 'The discovery document is not a JSON object', { status: 502 })
   }
   if (typeof doc['issuer'] !== 'string' || !issuerMatches(doc['issuer'], target)) {

@@ -65,13 +65,8 @@ export function parseImplicitFragment(urlOrFragment: CallbackParams, checks: Imp
     throw new OAuthValidationError('state', 'parseImplicitFragment() needs the state that was sent')
   }
   const params = readParams(urlOrFragment, 'fragment')
-  if (params.get('state') !== checks.state) {
-    throw new OAuthValidationError('state', 'The state of the redirect back does not match the one sent')
-  }
-  checkIssuer(params.get('iss'), checks)
+  checkRedirectBack(params, checks)
   const fields: Record<string, string> = Object.fromEntries(params)
-  const error = errorFromFields(fields)
-  if (error !== undefined) throw error
   delete fields['id_token']
   return Object.freeze(
     tokenSetFromFields(fields, { requestedScopes: checks.scopes ?? [], sentAt: (checks.now ?? Date.now)() }),
@@ -79,6 +74,24 @@ export function parseImplicitFragment(urlOrFragment: CallbackParams, checks: Imp
 }
 
 /** RFC 9207: the `iss` of the redirect back tells which provider sent the user (mix-up attacks). */
+/**
+ * The checks of any redirect back, in this order so that a forged error cannot pass for
+ * the provider's: the `state`, then the `iss` (RFC 9207), then an `error` as an {@link OAuthError}.
+ *
+ * @example
+ * ```ts
+ * checkRedirectBack(readParams(callbackUrl, 'query'), { state, issuer, requireIssuer: true })
+ * ```
+ */
+export function checkRedirectBack(params: ReadonlyMap<string, string>, checks: ImplicitFragmentChecks): void {
+  if (params.get('state') !== checks.state) {
+    throw new OAuthValidationError('state', 'The state of the redirect back does not match the one sent')
+  }
+  checkIssuer(params.get('iss'), checks)
+  const error = errorFromFields(Object.fromEntries(params))
+  if (error !== undefined) throw error
+}
+
 function checkIssuer(iss: string | undefined, checks: ImplicitFragmentChecks): void {
   if (checks.requireIssuer === true && typeof checks.issuer !== 'string') {
     throw new InvalidArgumentError('parseImplicitFragment(): checks.requireIssuer needs checks.issuer')

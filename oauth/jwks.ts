@@ -12,14 +12,14 @@
  */
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose'
 import { OAuthValidationError } from './errors.js'
-import { isJsonObject, parseJson, unexpectedStatus, type HttpSend } from './http.js'
+import { jsonObject, unexpectedStatus, type ProviderFetch } from './fetch.js'
 
 /** A key resolver as `jose.jwtVerify` takes it. */
 export type KeyResolver = ReturnType<typeof createLocalJWKSet>
 
 /** Options of {@link createJwksCache}. */
 export interface JwksCacheOptions {
-  readonly send: HttpSend
+  readonly fetch: ProviderFetch
   /** The JWKS address (resolved lazily, since it usually comes from discovery). */
   readonly uri: () => Promise<string>
   readonly now: () => number
@@ -45,7 +45,7 @@ interface Snapshot {
  *
  * @example
  * ```ts
- * const jwks = createJwksCache({ send, uri: async () => jwksUri, now: Date.now, maxAge: 600_000, cooldown: 5_000 })
+ * const jwks = createJwksCache({ fetch, uri: async () => jwksUri, now: Date.now, maxAge: 600_000, cooldown: 5_000 })
  * await jwtVerify(idToken, jwks.resolve, { algorithms: ['RS256'] })
  * ```
  */
@@ -63,10 +63,10 @@ export function createJwksCache(options: JwksCacheOptions): JwksCache {
   }
 
   const load = async (): Promise<Snapshot> => {
-    const res = await options.send({ role: 'jwks', method: 'GET', url: await options.uri(), headers: { accept: 'application/json' } })
+    const res = await options.fetch(await options.uri(), { headers: { accept: 'application/json' } })
     if (res.status !== 200) throw unexpectedStatus('jwks', res.status)
-    const doc = parseJson(res.body)
-    if (!isJsonObject(doc) || !Array.isArray(doc['keys'])) {
+    const doc = await jsonObject(res)
+    if (doc === undefined || !Array.isArray(doc['keys'])) {
       throw new OAuthValidationError('metadata', 'The JWKS is not a JSON object with a keys array', { status: 502 })
     }
     let keys: KeyResolver

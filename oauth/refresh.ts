@@ -16,11 +16,12 @@ import type { IdTokenClaims, TokenSet } from './types.js'
  *
  * @example
  * ```ts
- * const { fields, requestedScopes, previous } = refreshGrant(tokens, {}, ['openid'])
+ * const { refreshToken, scope, requestedScopes, previous } = refreshGrant(tokens, {}, ['openid'])
  * ```
  */
 export interface RefreshGrant {
-  readonly fields: Readonly<Record<string, string>>
+  /** The `scope` to send, when narrower scopes were asked for. */
+  readonly scope: string | undefined
   readonly refreshToken: string
   /** The scopes an answer without `scope` stands for. */
   readonly requestedScopes: readonly string[]
@@ -52,10 +53,8 @@ export function refreshGrant(tokens: unknown, options: RefreshOptions, defaultSc
   }
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('refresh(): options must be an object')
   const scopes = options.scope === undefined ? undefined : readScopeArgument(options.scope)
-  const fields: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken }
-  if (scopes !== undefined && scopes.length > 0) fields['scope'] = scopes.join(' ')
   const previousScopes = Array.isArray(previous?.scopes) ? previous.scopes : undefined
-  return { fields, refreshToken, requestedScopes: scopes ?? previousScopes ?? defaultScopes, previous }
+  return { scope: scopes !== undefined && scopes.length > 0 ? scopes.join(' ') : undefined, refreshToken, requestedScopes: scopes ?? previousScopes ?? defaultScopes, previous }
 }
 
 /**

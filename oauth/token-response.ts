@@ -16,6 +16,8 @@ export interface TokenFieldContext {
   readonly requestedScopes: readonly string[]
   /** When the request was sent, in ms since the epoch; `expiresAt` counts from here. */
   readonly sentAt: number
+  /** `true` when the request carried a DPoP proof, so that a `DPoP` token type is expected too. */
+  readonly dpop?: boolean
 }
 
 /**
@@ -35,10 +37,12 @@ export function tokenSetFromFields(fields: Readonly<Record<string, unknown>>, co
   if (typeof accessToken !== 'string' || accessToken === '') {
     throw new OAuthValidationError('response', 'The token response has no access_token', { status: 502 })
   }
-  const tokenType = fields['token_type']
-  // RFC 6749 section 7.1: the type is case-insensitive. A DPoP or MAC token is unusable as Bearer.
-  if (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer') {
-    throw new OAuthValidationError('response', 'The token response has a token_type other than Bearer', { status: 502 })
+  // RFC 6749 section 7.1: the type is case-insensitive. A MAC token, or a DPoP one without a proof sent, is unusable.
+  const tokenType = typeof fields['token_type'] === 'string' ? fields['token_type'].toLowerCase() : undefined
+  if (tokenType !== 'bearer' && !(tokenType === 'dpop' && context.dpop === true)) {
+    throw new OAuthValidationError('response', 'The token response has a token_type other than Bearer (or DPoP, with a dpop key)', {
+      status: 502,
+    })
   }
   const expiresIn = readExpiresIn(fields['expires_in'])
   const scope = fields['scope']
@@ -55,7 +59,7 @@ export function tokenSetFromFields(fields: Readonly<Record<string, unknown>>, co
   }
   return {
     accessToken,
-    tokenType: 'Bearer',
+    tokenType: tokenType === 'dpop' ? 'DPoP' : 'Bearer',
     expiresIn,
     expiresAt: expiresIn === undefined ? undefined : context.sentAt + expiresIn * 1000,
     scopes: Object.freeze(scope === undefined ? [...context.requestedScopes] : splitScope(scope)),

@@ -41,10 +41,10 @@ export interface IdTokenClaims {
  * ```
  */
 export interface TokenSet {
-  /** The access token: send it as `Authorization: Bearer <accessToken>`. */
+  /** The access token: send it as `Authorization: Bearer <accessToken>` (a `DPoP` one only with a proof). */
   readonly accessToken: string
-  /** Always `Bearer`; other token types are refused. */
-  readonly tokenType: 'Bearer'
+  /** `DPoP` when the provider bound the token to the client's `dpop` key, else `Bearer`; other types are refused. */
+  readonly tokenType: 'Bearer' | 'DPoP'
   /** Lifetime in seconds as the provider sent it; `undefined` when it sent none. */
   readonly expiresIn: number | undefined
   /** Expiry in milliseconds since the epoch; `undefined` when the provider sent no lifetime. */

@@ -1,17 +1,14 @@
 /**
- * JWT client authentication (RFC 7523 section 2.2, OpenID Connect Core section 9): the
- * client proves itself with a short-lived JWT, `client_secret_jwt` (HS256 over the client
- * secret) or `private_key_jwt` (signed with the client's private key, whose public half
- * the provider knows).
+ * The client's private key for `private_key_jwt` (RFC 7523 section 2.2): checked at
+ * creation, imported once for openid-client's `PrivateKeyJwt`, which signs the assertions.
  *
- * Neither the key nor an assertion ever appears in an error: key problems are described
- * by kind only, and jose's own errors are not passed on as causes.
+ * The key never appears in an error: problems are described by kind only, and jose's own
+ * errors are not passed on as causes.
  *
  * @module
  */
-import { importJWK, SignJWT, type CryptoKey, type JWK } from 'jose'
+import { importJWK, type CryptoKey, type JWK } from 'jose'
 import { InvalidOptionError } from '../src/errors.js'
-import { randomValue } from './pkce.js'
 
 /**
  * A private JWK checked at creation, with the algorithm it signs with.
@@ -26,9 +23,6 @@ export interface SigningKey {
   readonly alg: string
   readonly kid: string | undefined
 }
-
-/** Seconds an assertion is valid: long enough for one request, short enough to be useless later. */
-const ASSERTION_LIFETIME = 60
 
 const RSA_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']
 const EC_ALGORITHMS: Readonly<Record<string, string>> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' }
@@ -86,53 +80,24 @@ function keyAlgorithm(jwk: JWK): string {
 }
 
 /**
- * Signs client assertions for one client: `(audience, now) => JWT`.
+ * The key as a `CryptoKey` for openid-client, imported on first use.
+ *
+ * @throws {@link InvalidOptionError} naming `privateKey` when the key cannot be imported.
  *
  * @example
  * ```ts
- * const sign = createAssertionSigner('my-app', { privateKey: readPrivateKey(jwk) })
- * const assertion = await sign(metadata.issuer, Date.now())
+ * const importKey = keyImporter(signingKey)
+ * const key = await importKey()
  * ```
  */
-export type AssertionSigner = (audience: string, now: number) => Promise<string>
-
-/**
- * Creates the signer of `private_key_jwt` (given `privateKey`) or `client_secret_jwt`
- * (given `clientSecret`) assertions: `iss` and `sub` the client id, `aud` the given
- * audience (the provider's issuer), a fresh `jti`, `iat` now and `exp` a minute later.
- *
- * @example
- * ```ts
- * const sign = createAssertionSigner('my-app', { clientSecret: process.env.CLIENT_SECRET })
- * body.set('client_assertion', await sign(issuer, Date.now()))
- * ```
- */
-export function createAssertionSigner(
-  clientId: string,
-  key: { readonly privateKey: SigningKey } | { readonly clientSecret: string },
-): AssertionSigner {
-  let imported: Promise<CryptoKey | Uint8Array> | undefined
-  const signingKey = (): Promise<CryptoKey | Uint8Array> => {
-    if ('clientSecret' in key) return Promise.resolve(new TextEncoder().encode(key.clientSecret))
-    imported ??= importJWK(key.privateKey.jwk, key.privateKey.alg).catch(() => {
+export function keyImporter(key: SigningKey): () => Promise<CryptoKey> {
+  let imported: Promise<CryptoKey> | undefined
+  return () => {
+    imported ??= (importJWK(key.jwk, key.alg) as Promise<CryptoKey>).catch(() => {
       imported = undefined
       // jose's message and cause are not passed on: the key is not ours to describe.
-      throw new InvalidOptionError('privateKey', `could not be imported as a ${key.privateKey.alg} signing key`)
+      throw new InvalidOptionError('privateKey', `could not be imported as a ${key.alg} signing key`)
     })
     return imported
-  }
-  const alg = 'clientSecret' in key ? 'HS256' : key.privateKey.alg
-  const kid = 'clientSecret' in key ? undefined : key.privateKey.kid
-  return async (audience, now) => {
-    const seconds = Math.floor(now / 1000)
-    return new SignJWT({})
-      .setProtectedHeader({ alg, typ: 'JWT', ...(kid === undefined ? {} : { kid }) })
-      .setIssuer(clientId)
-      .setSubject(clientId)
-      .setAudience(audience)
-      .setJti(randomValue())
-      .setIssuedAt(seconds)
-      .setExpirationTime(seconds + ASSERTION_LIFETIME)
-      .sign(await signingKey())
   }
 }
