@@ -661,7 +661,9 @@ describe('pushed authorization requests on the wire', () => {
     const sent = new URL(request.url)
     expect(`${sent.origin}${sent.pathname}`).toBe(`${ISSUER}/authorize`)
     expect([...sent.searchParams].sort()).toEqual([['client_id', 'my-client'], ['request_uri', 'urn:ietf:params:oauth:request_uri:abc']])
-    expect(captured.headers['authorization']).toBe(`Basic ${Buffer.from(`my-client:${SECRET}`).toString('base64')}`)
+    // Both parts form-urlencoded (RFC 6749 section 2.3.1); openid-client also encodes "-", which decodes the same.
+    const [id, secret] = Buffer.from((captured.headers['authorization'] ?? '').replace(/^Basic /, ''), 'base64').toString().split(':')
+    expect([id, secret].map((part) => decodeURIComponent((part ?? '').replace(/\+/g, ' ')))).toEqual(['my-client', SECRET])
     expect(Object.fromEntries(captured.body)).toMatchObject({
       response_type: 'code', client_id: 'my-client', redirect_uri: REDIRECT, scope: 'openid groups', state: request.state,
       nonce: request.nonce, code_challenge_method: 'S256', max_age: '60', prompt: 'login',
