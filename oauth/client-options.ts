@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { webcrypto } from 'node:crypto'
+import type { webcrypto } from 'node:crypto'
 import type { CryptoKeyPair } from 'openid-client'
 import type { Dispatcher } from 'undici'
 import { InvalidOptionError } from '../src/errors.js'
@@ -217,8 +217,11 @@ function readDispatcher(value: unknown): Dispatcher | undefined {
 function readDpopKeys(value: unknown): CryptoKeyPair | undefined {
   if (value === undefined) return undefined
   const pair = value as Partial<CryptoKeyPair> | null
-  const isKey = (key: unknown, type: webcrypto.KeyType): boolean =>
-    key instanceof webcrypto.CryptoKey && key.type === type && DPOP_KEY_ALGORITHMS.has(key.algorithm.name)
+  // As jose tells a CryptoKey (the class is not a global on every runtime).
+  const isKey = (key: unknown, type: webcrypto.KeyType): boolean => {
+    const cryptoKey = key as webcrypto.CryptoKey
+    return Object.prototype.toString.call(key) === '[object CryptoKey]' && cryptoKey.type === type && DPOP_KEY_ALGORITHMS.has(cryptoKey.algorithm.name)
+  }
   if (typeof pair !== 'object' || pair === null || !isKey(pair.privateKey, 'private') || !isKey(pair.publicKey, 'public')) {
     throw new InvalidOptionError('dpop', 'must be a Web Crypto key pair (CryptoKeyPair) for ES256, PS256, RS256, Ed25519 or alike')
   }
