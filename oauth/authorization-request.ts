@@ -47,7 +47,14 @@ export interface BuiltAuthorizationRequest {
 
 // Parameters the client sets itself; `params` must not override them.
 const RESERVED_PARAMS = new Set([
-  'client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method',
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
   'request_uri',
 ])
 

@@ -62,7 +62,10 @@ function keyAlgorithm(jwk: JWK): string {
   const fits = (allowed: readonly string[], fallback: string): string => {
     if (given === undefined) return fallback
     if (!allowed.includes(given)) {
-      throw new InvalidOptionError('privateKey', `"alg" ${given.slice(0, 20)} does not fit a ${String(jwk.kty)} key (use one of ${allowed.join(', ')})`)
+      throw new InvalidOptionError(
+        'privateKey',
+        `"alg" ${given.slice(0, 20)} does not fit a ${String(jwk.kty)} key (use one of ${allowed.join(', ')})`,
+      )
     }
     return given
   }

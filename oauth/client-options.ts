@@ -46,19 +46,36 @@ export interface ClientConfig {
   readonly dpop: CryptoKeyPair | undefined
 }
 
-const ALLOWED_ALGORITHMS = new Set([
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
-])
+const ALLOWED_ALGORITHMS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'])
 
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
-  'client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none',
+  'client_secret_basic',
+  'client_secret_post',
+  'client_secret_jwt',
+  'private_key_jwt',
+  'none',
 ]
 
 /** Every key of {@link OAuthClientOptions}; any other is refused, with a suggestion. */
 const OPTION_KEYS: readonly (keyof OAuthClientOptions)[] = [
-  'authUrl', 'issuer', 'clientId', 'clientSecret', 'privateKey', 'redirectUri', 'scopes', 'tokenEndpointAuthMethod',
-  'pushedAuthorizationRequests', 'discovery', 'endpoints', 'idTokenAlgorithms', 'timeout', 'maxResponseBytes', 'dispatcher',
-  'clockTolerance', 'now', 'dpop',
+  'authUrl',
+  'issuer',
+  'clientId',
+  'clientSecret',
+  'privateKey',
+  'redirectUri',
+  'scopes',
+  'tokenEndpointAuthMethod',
+  'pushedAuthorizationRequests',
+  'discovery',
+  'endpoints',
+  'idTokenAlgorithms',
+  'timeout',
+  'maxResponseBytes',
+  'dispatcher',
+  'clockTolerance',
+  'now',
+  'dpop',
 ]
 
 // Web Crypto signature algorithms openid-client can make DPoP proofs with.
@@ -220,7 +237,11 @@ function readDpopKeys(value: unknown): CryptoKeyPair | undefined {
   // As jose tells a CryptoKey (the class is not a global on every runtime).
   const isKey = (key: unknown, type: webcrypto.KeyType): boolean => {
     const cryptoKey = key as webcrypto.CryptoKey
-    return Object.prototype.toString.call(key) === '[object CryptoKey]' && cryptoKey.type === type && DPOP_KEY_ALGORITHMS.has(cryptoKey.algorithm.name)
+    return (
+      Object.prototype.toString.call(key) === '[object CryptoKey]' &&
+      cryptoKey.type === type &&
+      DPOP_KEY_ALGORITHMS.has(cryptoKey.algorithm.name)
+    )
   }
   if (typeof pair !== 'object' || pair === null || !isKey(pair.privateKey, 'private') || !isKey(pair.publicKey, 'public')) {
     throw new InvalidOptionError('dpop', 'must be a Web Crypto key pair (CryptoKeyPair) for ES256, PS256, RS256, Ed25519 or alike')

@@ -26,12 +26,7 @@ import type { IdTokenClaims, ProviderMetadata, TokenSet, UserInfo } from './type
  * createOAuthClient({ ...options, tokenEndpointAuthMethod: 'private_key_jwt', privateKey: jwk })
  * ```
  */
-export type TokenEndpointAuthMethod =
-  | 'client_secret_basic'
-  | 'client_secret_post'
-  | 'client_secret_jwt'
-  | 'private_key_jwt'
-  | 'none'
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none'
 
 /**
  * When {@link OAuthClient.authorizationUrl} pushes the request to the provider first
@@ -283,7 +278,9 @@ export interface OAuthClient {
    * Builds an implicit grant authorization request (`response_type=token`); the token
    * comes back in the redirect URI's fragment, read with {@link OAuthClient.parseImplicitFragment}.
    */
-  implicitAuthorizationUrl(options?: Omit<AuthorizationUrlOptions, 'nonce' | 'maxAge'>): Promise<{ readonly url: string; readonly state: string }>
+  implicitAuthorizationUrl(
+    options?: Omit<AuthorizationUrlOptions, 'nonce' | 'maxAge'>,
+  ): Promise<{ readonly url: string; readonly state: string }>
   /**
    * {@link parseImplicitFragment} with this client's scopes, clock and issuer: the
    * fragment's `iss` is checked when present, and required when the provider's metadata

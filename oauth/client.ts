@@ -108,7 +108,9 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     if (clientSecret === undefined) return 'none'
     const listed = meta.token_endpoint_auth_methods_supported
     // The spec asks for Basic; a provider that lists only the form gets the form.
-    return listed?.includes('client_secret_post') === true && !listed.includes('client_secret_basic') ? 'client_secret_post' : 'client_secret_basic'
+    return listed?.includes('client_secret_post') === true && !listed.includes('client_secret_basic')
+      ? 'client_secret_post'
+      : 'client_secret_basic'
   }
 
   const clientAuthentication = async (method: TokenEndpointAuthMethod): Promise<oidc.ClientAuth> => {
@@ -204,7 +206,9 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     const pushed = mode === 'always' || (mode === 'auto' && meta.require_pushed_authorization_requests === true)
     if (!pushed) return oidc.buildAuthorizationUrl(await configuration('pushed_authorization_request'), params).href
     if (meta.pushed_authorization_request_endpoint === undefined) {
-      throw new OAuthValidationError('metadata', 'Pushed authorization requests are on, but the provider has no PAR endpoint', { status: 502 })
+      throw new OAuthValidationError('metadata', 'Pushed authorization requests are on, but the provider has no PAR endpoint', {
+        status: 502,
+      })
     }
     const url = await call('pushed_authorization_request', [], (cfg) => oidc.buildAuthorizationUrlWithPAR(cfg, params, callOptions(cfg)))
     return url.href
@@ -228,7 +232,13 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     },
 
     async handleCallback(params: CallbackParams, checks: CallbackChecks): Promise<TokenSet> {
-      if (typeof checks !== 'object' || checks === null || typeof checks.state !== 'string' || checks.state === '' || typeof checks.codeVerifier !== 'string') {
+      if (
+        typeof checks !== 'object' ||
+        checks === null ||
+        typeof checks.state !== 'string' ||
+        checks.state === '' ||
+        typeof checks.codeVerifier !== 'string'
+      ) {
         throw new OAuthValidationError(
           'state',
           'handleCallback() needs the state and codeVerifier kept from authorizationUrl() (has the session expired?)',
@@ -241,7 +251,11 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       const current = new URL(needRedirectUri('handleCallback'))
       const fields = readParams(params, 'query')
       const meta = await metadata()
-      checkRedirectBack(fields, { state: checks.state, issuer: meta.issuer, requireIssuer: meta.authorization_response_iss_parameter_supported === true })
+      checkRedirectBack(fields, {
+        state: checks.state,
+        issuer: meta.issuer,
+        requireIssuer: meta.authorization_response_iss_parameter_supported === true,
+      })
       const code = fields.get('code')
       if (code === undefined || code === '') {
         throw new OAuthValidationError('response', 'The redirect back carries neither a code nor an error')
@@ -282,7 +296,8 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
 
     async userinfo(token: string | TokenSet, opts: { subject?: string } = {}): Promise<UserInfo> {
       const accessToken = typeof token === 'string' ? token : token?.accessToken
-      if (typeof accessToken !== 'string' || accessToken === '') throw new InvalidArgumentError('userinfo(): give an access token or a token set')
+      if (typeof accessToken !== 'string' || accessToken === '')
+        throw new InvalidArgumentError('userinfo(): give an access token or a token set')
       if ((await metadata()).userinfo_endpoint === undefined) {
         throw new OAuthValidationError('metadata', 'The provider publishes no userinfo_endpoint', { status: 502 })
       }
@@ -317,7 +332,6 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     },
   })
 }
-
 
 /**
  * The RFC 9207 checks of an implicit redirect. They need the metadata, which a synchronous

@@ -69,8 +69,7 @@ export class OAuthError extends VootError {
 
   constructor(error: string, options: OAuthErrorOptions = {}) {
     const code = cleanErrorCode(error)
-    const description =
-      options.errorDescription === undefined ? undefined : cleanText(options.errorDescription, options.redact)
+    const description = options.errorDescription === undefined ? undefined : cleanText(options.errorDescription, options.redact)
     const from = options.responseStatus === undefined ? '' : ` (HTTP ${options.responseStatus})`
     super(
       'ERR_OAUTH',

@@ -98,16 +98,21 @@ async function readBody(res: Dispatcher.ResponseData, role: EndpointRole, limits
   }
   if (tooLarge) {
     res.body.destroy()
-    throw new UpstreamError('ERR_UPSTREAM_BODY_TOO_LARGE', `The ${role} endpoint answered with a body larger than ${limits.maxResponseBytes} bytes`, {
-      upstreamStatus: res.statusCode,
-      endpoint: role,
-    })
+    throw new UpstreamError(
+      'ERR_UPSTREAM_BODY_TOO_LARGE',
+      `The ${role} endpoint answered with a body larger than ${limits.maxResponseBytes} bytes`,
+      {
+        upstreamStatus: res.statusCode,
+        endpoint: role,
+      },
+    )
   }
   return Buffer.concat(chunks)
 }
 
 function transportError(role: EndpointRole, timedOut: boolean, timeout: number, err: unknown): UpstreamError {
-  if (timedOut) return new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The ${role} endpoint did not answer within ${timeout} ms`, { endpoint: role })
+  if (timedOut)
+    return new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The ${role} endpoint did not answer within ${timeout} ms`, { endpoint: role })
   const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'unknown'
   // Only the error code is kept: undici errors are safe, but a cause chain is not ours to vouch for.
   return new UpstreamError('ERR_UPSTREAM_NETWORK', `The ${role} endpoint could not be reached (${code})`, { endpoint: role })

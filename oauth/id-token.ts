@@ -129,7 +129,7 @@ function checkClaims(claims: JWTPayload, checks: IdTokenChecks): void {
       throw new OAuthValidationError('nonce', 'The ID token carries a nonce, but none was expected')
     }
   } else if (claims['nonce'] !== checks.nonce) {
-    throw new OAuthValidationError('nonce', 'The ID token\'s nonce does not match the one sent')
+    throw new OAuthValidationError('nonce', "The ID token's nonce does not match the one sent")
   }
 }
 
@@ -154,11 +154,12 @@ function describe(err: unknown): Error {
   if (err instanceof UpstreamError || err instanceof OAuthValidationError) return err
   let reason = 'it is malformed'
   if (err instanceof errors.JWTExpired) reason = 'it has expired'
-  else if (err instanceof errors.JWTClaimValidationFailed) reason = `its "${err.claim}" claim is ${err.reason === 'missing' ? 'missing' : 'invalid'}`
+  else if (err instanceof errors.JWTClaimValidationFailed)
+    reason = `its "${err.claim}" claim is ${err.reason === 'missing' ? 'missing' : 'invalid'}`
   else if (err instanceof errors.JWSSignatureVerificationFailed) reason = 'its signature is invalid'
   else if (err instanceof errors.JOSEAlgNotAllowed) reason = 'it is signed with an algorithm that is not allowed'
-  else if (err instanceof errors.JWKSNoMatchingKey) reason = 'no key of the provider\'s JWKS matches it'
-  else if (err instanceof errors.JWKSMultipleMatchingKeys) reason = 'no key of the provider\'s JWKS verifies it'
+  else if (err instanceof errors.JWKSNoMatchingKey) reason = "no key of the provider's JWKS matches it"
+  else if (err instanceof errors.JWKSMultipleMatchingKeys) reason = "no key of the provider's JWKS verifies it"
   else if (err instanceof errors.JOSENotSupported) reason = 'it uses an unsupported algorithm or key'
   return new OAuthValidationError('id_token', `The ID token is not valid: ${reason}`)
 }

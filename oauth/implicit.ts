@@ -68,9 +68,7 @@ export function parseImplicitFragment(urlOrFragment: CallbackParams, checks: Imp
   checkRedirectBack(params, checks)
   const fields: Record<string, string> = Object.fromEntries(params)
   delete fields['id_token']
-  return Object.freeze(
-    tokenSetFromFields(fields, { requestedScopes: checks.scopes ?? [], sentAt: (checks.now ?? Date.now)() }),
-  )
+  return Object.freeze(tokenSetFromFields(fields, { requestedScopes: checks.scopes ?? [], sentAt: (checks.now ?? Date.now)() }))
 }
 
 /** RFC 9207: the `iss` of the redirect back tells which provider sent the user (mix-up attacks). */
@@ -97,7 +95,8 @@ function checkIssuer(iss: string | undefined, checks: ImplicitFragmentChecks): v
     throw new InvalidArgumentError('parseImplicitFragment(): checks.requireIssuer needs checks.issuer')
   }
   if (iss === undefined) {
-    if (checks.requireIssuer === true) throw new OAuthValidationError('issuer', 'The redirect back has no iss, though the provider sends one')
+    if (checks.requireIssuer === true)
+      throw new OAuthValidationError('issuer', 'The redirect back has no iss, though the provider sends one')
     return
   }
   if (iss !== checks.issuer) {

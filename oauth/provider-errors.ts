@@ -50,7 +50,12 @@ export async function providerError(err: unknown, role: EndpointRole, redact: re
     }
     const error = fields?.error ?? (status === 403 ? 'insufficient_scope' : 'invalid_token')
     const description = fields?.error_description
-    return new OAuthError(error, { status, responseStatus: status, redact, ...(description === undefined ? {} : { errorDescription: description }) })
+    return new OAuthError(error, {
+      status,
+      responseStatus: status,
+      redact,
+      ...(description === undefined ? {} : { errorDescription: description }),
+    })
   }
   if (err instanceof ClientError && err.cause instanceof Response) return unexpectedStatus(role, err.cause.status)
   const failure = (err instanceof ClientError && err.cause instanceof Error ? err.cause : err) as CheckFailure

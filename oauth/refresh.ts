@@ -54,7 +54,12 @@ export function refreshGrant(tokens: unknown, options: RefreshOptions, defaultSc
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('refresh(): options must be an object')
   const scopes = options.scope === undefined ? undefined : readScopeArgument(options.scope)
   const previousScopes = Array.isArray(previous?.scopes) ? previous.scopes : undefined
-  return { scope: scopes !== undefined && scopes.length > 0 ? scopes.join(' ') : undefined, refreshToken, requestedScopes: scopes ?? previousScopes ?? defaultScopes, previous }
+  return {
+    scope: scopes !== undefined && scopes.length > 0 ? scopes.join(' ') : undefined,
+    refreshToken,
+    requestedScopes: scopes ?? previousScopes ?? defaultScopes,
+    previous,
+  }
 }
 
 /**
