@@ -1,248 +1,168 @@
 /**
- * Reading {@link OAuthClientOptions} once, at creation: every invalid option is refused
- * with an {@link InvalidOptionError} naming it, and no secret or key is ever described.
+ * Reading {@link OAuthClientOptions} once, at creation: every invalid or unknown option is
+ * refused with an {@link InvalidOptionError} naming it, and no secret or key is described.
  *
  * @module
  */
 import type { webcrypto } from 'node:crypto'
+import { importJWK, type CryptoKey, type JWK } from 'jose'
 import type { CryptoKeyPair } from 'openid-client'
 import type { Dispatcher } from 'undici'
 import { InvalidOptionError } from '../src/errors.js'
 import { functionOption, integerOption } from '../src/option-checks.js'
 import { refuseUnknownKeys } from '../src/resolver/options.js'
-import { readPrivateKey, type SigningKey } from './client-key.js'
-import type { OAuthClientOptions, PushedAuthorizationRequestsMode, TokenEndpointAuthMethod } from './client-types.js'
 import type { EndpointOverrides } from './discovery.js'
 import { endpointProblem } from './endpoint-url.js'
-import { readScopesOption } from './scope.js'
+import { readScopeArgument } from './token-set.js'
+import type { OAuthClientOptions, PushedAuthorizationRequestsMode, TokenEndpointAuthMethod } from './types.js'
 
-/**
- * The checked configuration of one client.
- *
- * @example
- * ```ts
- * const config: ClientConfig = readClientOptions({ authUrl, clientId: 'my-app' })
- * ```
- */
-export interface ClientConfig {
-  readonly issuer: string
-  /** `true` for an OpenID Connect `issuer` (its discovery document must exist), `false` for an `authUrl`. */
-  readonly required: boolean
-  readonly clientId: string
-  readonly clientSecret: string | undefined
-  readonly privateKey: SigningKey | undefined
-  readonly redirectUri: string | undefined
-  readonly defaultScopes: readonly string[]
-  readonly authMethod: TokenEndpointAuthMethod | undefined
-  readonly pushedAuthorizationRequests: PushedAuthorizationRequestsMode
-  readonly discovery: boolean
-  readonly overrides: EndpointOverrides
-  readonly algorithms: readonly string[]
-  readonly timeout: number
-  readonly maxResponseBytes: number
-  readonly clockTolerance: number
-  readonly now: () => number
-  readonly dispatcher: Dispatcher | undefined
-  readonly dpop: CryptoKeyPair | undefined
+/** A private JWK for `private_key_jwt`, with the algorithm it signs with and its import for openid-client. */
+export interface SigningKey {
+  readonly alg: string
+  readonly kid: string | undefined
+  readonly cryptoKey: () => Promise<CryptoKey>
 }
 
-const ALLOWED_ALGORITHMS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'])
-
-const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
-  'client_secret_basic',
-  'client_secret_post',
-  'client_secret_jwt',
-  'private_key_jwt',
-  'none',
-]
+/** The checked options of one client. */
+export type ClientConfig = ReturnType<typeof readClientOptions>
 
 /** Every key of {@link OAuthClientOptions}; any other is refused, with a suggestion. */
 const OPTION_KEYS: readonly (keyof OAuthClientOptions)[] = [
-  'authUrl',
-  'issuer',
-  'clientId',
-  'clientSecret',
-  'privateKey',
-  'redirectUri',
-  'scopes',
-  'tokenEndpointAuthMethod',
-  'pushedAuthorizationRequests',
-  'discovery',
-  'endpoints',
-  'idTokenAlgorithms',
-  'timeout',
-  'maxResponseBytes',
-  'dispatcher',
-  'clockTolerance',
-  'now',
-  'dpop',
-]
+  'authUrl', 'issuer', 'clientId', 'clientSecret', 'privateKey', 'redirectUri', 'scopes', 'tokenEndpointAuthMethod',
+  'pushedAuthorizationRequests', 'discovery', 'endpoints', 'idTokenAlgorithms', 'timeout', 'maxResponseBytes', 'dispatcher',
+  'clockTolerance', 'now', 'dpop',
+] // prettier-ignore
+const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
+const EC_ALGORITHMS: Readonly<Record<string, string>> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' }
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'] as const
+const PAR_MODES = ['auto', 'always', 'never'] as const
+// Web Crypto signature algorithms openid-client makes DPoP proofs with.
+const DPOP_KEY_ALGORITHMS = ['ECDSA', 'RSA-PSS', 'RSASSA-PKCS1-v1_5', 'Ed25519']
 
-// Web Crypto signature algorithms openid-client can make DPoP proofs with.
-const DPOP_KEY_ALGORITHMS = new Set(['ECDSA', 'RSA-PSS', 'RSASSA-PKCS1-v1_5', 'Ed25519'])
-
-const PAR_MODES: readonly PushedAuthorizationRequestsMode[] = ['auto', 'always', 'never']
-
-// RFC 6749 appendix A.1: client_id is VSCHARs
-const VSCHARS = /^[\x20-\x7E]+$/
-
-/**
- * Checks the options of {@link createOAuthClient} and fills in the defaults.
- *
- * @throws {@link InvalidOptionError} naming the first invalid option.
- *
- * @example
- * ```ts
- * const { clientId, defaultScopes } = readClientOptions({ issuer: 'https://op.example.org', clientId: 'my-app' })
- * ```
- */
-export function readClientOptions(options: OAuthClientOptions): ClientConfig {
+/** Checks the options of {@link createOAuthClient} and fills in the defaults; throws for the first invalid one. */
+export function readClientOptions(options: OAuthClientOptions) {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('', 'must be an object')
   refuseUnknownKeys('', options, OPTION_KEYS)
-  const { issuer, required } = readIssuer(options)
-  const clientSecret = readSecret(options.clientSecret)
-  const privateKey = readPrivateKey(options.privateKey)
-  if (options.discovery !== undefined && typeof options.discovery !== 'boolean') {
-    throw new InvalidOptionError('discovery', 'must be a boolean')
-  }
-  return {
-    issuer,
-    required,
-    clientId: readClientId(options.clientId),
-    clientSecret,
-    privateKey,
-    redirectUri: readRedirectUri(options.redirectUri),
-    defaultScopes: options.scopes === undefined ? ['openid', 'groups'] : readScopesOption('scopes', options.scopes),
-    authMethod: readAuthMethod(options.tokenEndpointAuthMethod, clientSecret, privateKey),
-    pushedAuthorizationRequests: readParMode(options.pushedAuthorizationRequests),
-    discovery: options.discovery !== false,
-    overrides: readOverrides(options.endpoints),
-    algorithms: readAlgorithms(options.idTokenAlgorithms),
-    timeout: integerOption('timeout', options.timeout, { fallback: 5_000, min: 1, max: 600_000 }),
-    maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, { fallback: 1 << 20, min: 1, max: 64 << 20 }),
-    clockTolerance: integerOption('clockTolerance', options.clockTolerance, { fallback: 30_000, min: 0, max: 600_000 }),
-    now: functionOption('now', options.now, Date.now),
-    dispatcher: readDispatcher(options.dispatcher),
-    dpop: readDpopKeys(options.dpop),
-  }
-}
-
-function readIssuer(options: OAuthClientOptions): { issuer: string; required: boolean } {
-  const { authUrl, issuer } = options
+  const { authUrl, issuer, clientSecret, privateKey: jwk, tokenEndpointAuthMethod: method, redirectUri } = options
   if ((authUrl === undefined) === (issuer === undefined)) {
     throw new InvalidOptionError(authUrl === undefined ? 'authUrl' : 'issuer', 'give exactly one of authUrl and issuer')
   }
-  const name = issuer === undefined ? 'authUrl' : 'issuer'
-  const value = issuer ?? authUrl
-  const problem = endpointProblem(value)
-  if (problem !== undefined) throw new InvalidOptionError(name, problem)
-  if (new URL(value as string).search !== '') throw new InvalidOptionError(name, 'must not contain a query')
-  return { issuer: value as string, required: issuer !== undefined }
-}
-
-function readClientId(value: unknown): string {
-  if (typeof value !== 'string' || !VSCHARS.test(value)) {
+  const base = url(issuer === undefined ? 'authUrl' : 'issuer', issuer ?? authUrl)
+  // RFC 6749 appendix A.1: client_id is VSCHARs. The secret is never described.
+  if (typeof options.clientId !== 'string' || !/^[\x20-\x7E]+$/.test(options.clientId)) {
     throw new InvalidOptionError('clientId', 'must be a non-empty string of printable ASCII characters')
   }
-  return value
-}
-
-function readSecret(value: unknown): string | undefined {
-  if (value === undefined) return undefined
-  // Never describe the value: it is a secret.
-  if (typeof value !== 'string' || value === '') throw new InvalidOptionError('clientSecret', 'must be a non-empty string')
-  return value
-}
-
-function readRedirectUri(value: unknown): string | undefined {
-  if (value === undefined) return undefined
-  if (typeof value !== 'string') throw new InvalidOptionError('redirectUri', 'must be a URL string')
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new InvalidOptionError('redirectUri', 'must be an absolute URI')
+  if (clientSecret !== undefined && (typeof clientSecret !== 'string' || clientSecret === '')) {
+    throw new InvalidOptionError('clientSecret', 'must be a non-empty string')
   }
-  // RFC 6749 section 3.1.2: absolute, without a fragment.
-  if (url.hash !== '' || value.includes('#')) throw new InvalidOptionError('redirectUri', 'must not contain a fragment')
-  return value
-}
-
-function readAuthMethod(
-  value: unknown,
-  secret: string | undefined,
-  privateKey: SigningKey | undefined,
-): TokenEndpointAuthMethod | undefined {
-  if (value !== undefined && !AUTH_METHODS.includes(value as TokenEndpointAuthMethod)) {
-    throw new InvalidOptionError('tokenEndpointAuthMethod', `must be one of ${AUTH_METHODS.join(', ')}`)
-  }
-  const method = value as TokenEndpointAuthMethod | undefined
+  const privateKey = jwk === undefined ? undefined : readPrivateKey(jwk)
+  oneOf('tokenEndpointAuthMethod', method, AUTH_METHODS)
   if (method === 'private_key_jwt' && privateKey === undefined) {
     throw new InvalidOptionError('privateKey', 'is needed by tokenEndpointAuthMethod private_key_jwt (a private JWK)')
   }
   if (privateKey !== undefined && method !== undefined && method !== 'private_key_jwt') {
     throw new InvalidOptionError('privateKey', `is only used by tokenEndpointAuthMethod private_key_jwt, not ${method}`)
   }
-  if (method !== undefined && method.startsWith('client_secret') && secret === undefined) {
+  if (method?.startsWith('client_secret') === true && clientSecret === undefined) {
     throw new InvalidOptionError('tokenEndpointAuthMethod', `${method} needs options.clientSecret`)
   }
-  return method
+  // RFC 6749 section 3.1.2: absolute, without a fragment; any scheme (a mobile app's own, say).
+  if (redirectUri !== undefined && (typeof redirectUri !== 'string' || !URL.canParse(redirectUri))) {
+    throw new InvalidOptionError('redirectUri', 'must be an absolute URI')
+  }
+  if (redirectUri?.includes('#') === true) throw new InvalidOptionError('redirectUri', 'must not contain a fragment')
+  if (options.discovery !== undefined && typeof options.discovery !== 'boolean')
+    throw new InvalidOptionError('discovery', 'must be a boolean')
+  const algorithms = options.idTokenAlgorithms ?? ['RS256']
+  if (!Array.isArray(algorithms) || algorithms.length === 0 || !algorithms.every((alg) => ASYMMETRIC.includes(alg))) {
+    throw new InvalidOptionError('idTokenAlgorithms', `must be a non-empty list of ${ASYMMETRIC.join(', ')}`)
+  }
+  const dispatcher = options.dispatcher as { dispatch?: unknown } | undefined
+  if (dispatcher !== undefined && typeof dispatcher?.dispatch !== 'function')
+    throw new InvalidOptionError('dispatcher', 'must be an undici Dispatcher')
+  return {
+    issuer: base,
+    /** `true` for an OpenID Connect `issuer` (its discovery document must exist), `false` for an `authUrl`. */
+    required: issuer !== undefined,
+    clientId: options.clientId,
+    clientSecret,
+    privateKey,
+    redirectUri,
+    defaultScopes: options.scopes === undefined ? ['openid', 'groups'] : readScopeArgument(options.scopes, 'scopes'),
+    authMethod: method,
+    pushedAuthorizationRequests: oneOf('pushedAuthorizationRequests', options.pushedAuthorizationRequests, PAR_MODES) ?? 'auto',
+    discovery: options.discovery !== false,
+    overrides: readOverrides(options.endpoints),
+    algorithms: Object.freeze([...algorithms]),
+    timeout: integerOption('timeout', options.timeout, { fallback: 5_000, min: 1, max: 600_000 }),
+    maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, { fallback: 1 << 20, min: 1, max: 64 << 20 }),
+    clockTolerance: integerOption('clockTolerance', options.clockTolerance, { fallback: 30_000, min: 0, max: 600_000 }),
+    now: functionOption('now', options.now, Date.now),
+    dispatcher: options.dispatcher as Dispatcher | undefined,
+    dpop: readDpopKeys(options.dpop),
+  }
 }
 
-function readParMode(value: unknown): PushedAuthorizationRequestsMode {
-  if (value === undefined) return 'auto'
-  if (!PAR_MODES.includes(value as PushedAuthorizationRequestsMode)) {
-    throw new InvalidOptionError('pushedAuthorizationRequests', `must be one of ${PAR_MODES.join(', ')}`)
-  }
-  return value as PushedAuthorizationRequestsMode
+function url(name: string, value: unknown): string {
+  const problem = endpointProblem(value)
+  if (problem !== undefined) throw new InvalidOptionError(name, problem)
+  if (new URL(value as string).search !== '') throw new InvalidOptionError(name, 'must not contain a query')
+  return value as string
+}
+
+function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T | undefined {
+  if (value !== undefined && !allowed.includes(value as T)) throw new InvalidOptionError(name, `must be one of ${allowed.join(', ')}`)
+  return value as T | undefined
 }
 
 function readOverrides(value: unknown): EndpointOverrides {
   if (value === undefined) return {}
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidOptionError('endpoints', 'must be an object')
-  }
-  const overrides: Record<string, string> = {}
-  for (const [name, url] of Object.entries(value)) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidOptionError('endpoints', 'must be an object')
+  for (const [name, endpoint] of Object.entries(value)) {
     if (!['authorization', 'token', 'userinfo', 'jwks'].includes(name)) {
       throw new InvalidOptionError(`endpoints.${name}`, 'is not a known endpoint (authorization, token, userinfo, jwks)')
     }
-    if (url === undefined) continue
-    const problem = endpointProblem(url)
+    const problem = endpoint === undefined ? undefined : endpointProblem(endpoint)
     if (problem !== undefined) throw new InvalidOptionError(`endpoints.${name}`, problem)
-    overrides[name] = url as string
   }
-  return overrides
+  return { ...(value as EndpointOverrides) }
 }
 
-function readAlgorithms(value: unknown): readonly string[] {
-  if (value === undefined) return ['RS256']
-  if (!Array.isArray(value) || value.length === 0 || !value.every((alg) => ALLOWED_ALGORITHMS.has(alg as string))) {
-    throw new InvalidOptionError('idTokenAlgorithms', `must be a non-empty list of ${[...ALLOWED_ALGORITHMS].join(', ')}`)
+/** A private JWK, checked: its `alg` must fit the key (default RS256, ES256 or EdDSA by key type). */
+function readPrivateKey(value: unknown): SigningKey {
+  const jwk = { ...(value as JWK) }
+  const refuse = (problem: string): never => {
+    throw new InvalidOptionError('privateKey', problem)
   }
-  return Object.freeze([...(value as string[])])
-}
-
-function readDispatcher(value: unknown): Dispatcher | undefined {
-  if (value === undefined) return undefined
-  if (typeof value !== 'object' || value === null || typeof (value as { dispatch?: unknown }).dispatch !== 'function') {
-    throw new InvalidOptionError('dispatcher', 'must be an undici Dispatcher')
-  }
-  return value as Dispatcher
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse('must be a private JWK (an object)')
+  if (typeof jwk.d !== 'string' || jwk.d === '') refuse('must be a private JWK (it has no "d"; is it the public half?)')
+  if (jwk.kid !== undefined && (typeof jwk.kid !== 'string' || jwk.kid === '')) refuse('"kid" must be a non-empty string')
+  const fits = { RSA: ASYMMETRIC.filter((alg) => /^[RP]S/.test(alg)), EC: [EC_ALGORITHMS[String(jwk.crv)]], OKP: ['EdDSA', 'Ed25519'] }[
+    String(jwk.kty)
+  ]
+  if (fits === undefined) refuse('must be an RSA, EC or OKP private JWK (a client secret goes in clientSecret)')
+  if (fits?.[0] === undefined || (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519')) refuse('must be on P-256, P-384, P-521 or Ed25519')
+  const alg = jwk.alg ?? (fits?.[0] as string)
+  if (typeof alg !== 'string' || !fits?.includes(alg))
+    refuse(`"alg" does not fit a ${String(jwk.kty)} key (use one of ${fits?.join(', ') ?? ''})`)
+  let imported: Promise<CryptoKey> | undefined
+  const cryptoKey = () =>
+    (imported ??= (importJWK(jwk, alg) as Promise<CryptoKey>).catch(() => {
+      imported = undefined
+      // jose's message and cause are not passed on: the key is not ours to describe.
+      throw new InvalidOptionError('privateKey', `could not be imported as a ${alg} signing key`)
+    }))
+  return Object.freeze({ alg, kid: jwk.kid, cryptoKey })
 }
 
 function readDpopKeys(value: unknown): CryptoKeyPair | undefined {
   if (value === undefined) return undefined
   const pair = value as Partial<CryptoKeyPair> | null
-  // As jose tells a CryptoKey (the class is not a global on every runtime).
-  const isKey = (key: unknown, type: webcrypto.KeyType): boolean => {
-    const cryptoKey = key as webcrypto.CryptoKey
-    return (
-      Object.prototype.toString.call(key) === '[object CryptoKey]' &&
-      cryptoKey.type === type &&
-      DPOP_KEY_ALGORITHMS.has(cryptoKey.algorithm.name)
-    )
-  }
+  // As jose tells a CryptoKey: the class is not a global on every runtime.
+  const isKey = (key: unknown, type: webcrypto.KeyType): boolean =>
+    Object.prototype.toString.call(key) === '[object CryptoKey]' &&
+    (key as webcrypto.CryptoKey).type === type &&
+    DPOP_KEY_ALGORITHMS.includes((key as webcrypto.CryptoKey).algorithm.name)
   if (typeof pair !== 'object' || pair === null || !isKey(pair.privateKey, 'private') || !isKey(pair.publicKey, 'public')) {
     throw new InvalidOptionError('dpop', 'must be a Web Crypto key pair (CryptoKeyPair) for ES256, PS256, RS256, Ed25519 or alike')
   }

@@ -12,31 +12,17 @@
  */
 import * as oidc from 'openid-client'
 import { InvalidArgumentError } from '../src/errors.js'
-import { buildAuthorizationRequest } from './authorization-request.js'
-import { keyImporter } from './client-key.js'
 import { readClientOptions } from './client-options.js'
-import type {
-  AuthorizationRequest,
-  AuthorizationUrlOptions,
-  CallbackChecks,
-  OAuthClient,
-  OAuthClientOptions,
-  RefreshOptions,
-  TokenEndpointAuthMethod,
-} from './client-types.js'
 import { loadMetadata } from './discovery.js'
 import { OAuthValidationError } from './errors.js'
 import { providerFetch, type EndpointRole } from './fetch.js'
-import { verifyIdToken } from './id-token.js'
-import { checkRedirectBack, parseImplicitFragment, type ImplicitFragmentChecks } from './implicit.js'
-import { createJwksCache } from './jwks.js'
-import { readParams, type CallbackParams } from './params.js'
-import { isCodeVerifier } from './pkce.js'
+import { createJwksCache, verifyIdToken } from './id-token.js'
 import { providerError } from './provider-errors.js'
-import { completeRefresh, refreshGrant } from './refresh.js'
-import { readScopeArgument } from './scope.js'
-import { tokenSetFromFields } from './token-response.js'
-import type { IdTokenClaims, ProviderMetadata, TokenSet, UserInfo } from './types.js'
+import { authorizationParams, checkRedirectBack, isCodeVerifier, parseImplicitFragment, readParams } from './redirect.js'
+import type { CallbackParams, ImplicitFragmentChecks } from './redirect.js'
+import { completeRefresh, readScopeArgument, refreshGrant, tokenSetFromFields } from './token-set.js'
+import type { AuthorizationUrlOptions, CallbackChecks, OAuthClient, OAuthClientOptions, ProviderMetadata, TokenSet } from './types.js'
+import type { RefreshOptions, TokenEndpointAuthMethod } from './types.js'
 
 /** Refetch the JWKS at least this often, in ms. */
 const JWKS_MAX_AGE = 10 * 60_000
@@ -75,7 +61,6 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   const config = readClientOptions(options)
   const { clientId, clientSecret, redirectUri, defaultScopes, algorithms, clockTolerance, now, dpop } = config
   const limits = { timeout: config.timeout, maxResponseBytes: config.maxResponseBytes, dispatcher: config.dispatcher }
-  const importKey = config.privateKey === undefined ? undefined : keyImporter(config.privateKey)
 
   let metadataCache: ProviderMetadata | undefined
   let metadataInflight: Promise<ProviderMetadata> | undefined
@@ -90,7 +75,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     return metadataInflight
   }
 
-  const jwks = createJwksCache({
+  const keys = createJwksCache({
     fetch: providerFetch(limits, 'jwks'),
     now,
     maxAge: JWKS_MAX_AGE,
@@ -126,10 +111,10 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       },
     })
     if (method === 'client_secret_jwt') return oidc.ClientSecretJwt(secret, header())
-    if (method === 'private_key_jwt' && importKey !== undefined) {
-      const kid = config.privateKey?.kid
-      const key = { key: await importKey(), ...(kid === undefined ? {} : { kid }) }
-      return oidc.PrivateKeyJwt(key, header(config.privateKey?.alg))
+    const signing = config.privateKey
+    if (method === 'private_key_jwt' && signing !== undefined) {
+      const key = { key: await signing.cryptoKey(), ...(signing.kid === undefined ? {} : { kid: signing.kid }) }
+      return oidc.PrivateKeyJwt(key, header(signing.alg))
     }
     return oidc.None()
   }
@@ -189,7 +174,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     clockTolerance,
     nonce,
     maxAge,
-    jwks,
+    keys,
   })
 
   /** The signature of an ID token from the token endpoint, which openid-client leaves unchecked (TLS vouches for it). */
@@ -223,15 +208,16 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     clientId,
     metadata,
 
-    async authorizationUrl(opts: AuthorizationUrlOptions = {}): Promise<AuthorizationRequest> {
-      const uri = needRedirectUri('authorizationUrl')
-      const built = buildAuthorizationRequest({ responseType: 'code', clientId, redirectUri: uri, defaultScopes, options: opts })
-      const url = await authorizationTarget(built.params)
-      const { state, nonce, maxAge } = built
-      return Object.freeze({ url, state, nonce, codeVerifier: built.codeVerifier ?? '', maxAge })
+    async authorizationUrl(opts: AuthorizationUrlOptions = {}) {
+      const { params, ...checks } = authorizationParams(
+        'code',
+        { clientId, redirectUri: needRedirectUri('authorizationUrl'), scopes: defaultScopes },
+        opts,
+      )
+      return Object.freeze({ url: await authorizationTarget(params), ...checks })
     },
 
-    async handleCallback(params: CallbackParams, checks: CallbackChecks): Promise<TokenSet> {
+    async handleCallback(params: CallbackParams, checks: CallbackChecks) {
       if (
         typeof checks !== 'object' ||
         checks === null ||
@@ -275,7 +261,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       return checkIdToken(tokens, nonce, maxAge)
     },
 
-    async clientCredentials(opts: { scope?: string | readonly string[] } = {}): Promise<TokenSet> {
+    async clientCredentials(opts: { scope?: string | readonly string[] } = {}) {
       if (authMethod(await metadata()) === 'none') {
         throw new InvalidArgumentError('clientCredentials(): a confidential client (options.clientSecret or options.privateKey) is needed')
       }
@@ -284,7 +270,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       return Object.freeze(await tokenRequest(scopes, [], (cfg) => oidc.clientCredentialsGrant(cfg, fields, callOptions(cfg))))
     },
 
-    async refresh(tokens: string | TokenSet, opts: RefreshOptions = {}): Promise<TokenSet> {
+    async refresh(tokens: string | TokenSet, opts: RefreshOptions = {}) {
       const grant = refreshGrant(tokens, opts, defaultScopes)
       const fields = { client_id: clientId, ...(grant.scope === undefined ? {} : { scope: grant.scope }) }
       const fresh = await tokenRequest(grant.requestedScopes, [grant.refreshToken], (cfg) =>
@@ -294,7 +280,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       return completeRefresh(grant.previous, await checkIdToken(fresh, null))
     },
 
-    async userinfo(token: string | TokenSet, opts: { subject?: string } = {}): Promise<UserInfo> {
+    async userinfo(token: string | TokenSet, opts: { subject?: string } = {}) {
       const accessToken = typeof token === 'string' ? token : token?.accessToken
       if (typeof accessToken !== 'string' || accessToken === '')
         throw new InvalidArgumentError('userinfo(): give an access token or a token set')
@@ -308,7 +294,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       return Object.freeze({ ...info })
     },
 
-    async verifyIdToken(idToken: string, opts: { nonce?: string; accessToken?: string } = {}): Promise<IdTokenClaims> {
+    async verifyIdToken(idToken: string, opts: { nonce?: string; accessToken?: string } = {}) {
       if (typeof idToken !== 'string' || idToken === '') throw new InvalidArgumentError('verifyIdToken(): idToken must be a string')
       return verifyIdToken(idToken, {
         ...(await idTokenChecks(opts.nonce ?? null)),
@@ -317,12 +303,12 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     },
 
     async implicitAuthorizationUrl(opts: Omit<AuthorizationUrlOptions, 'nonce' | 'maxAge'> = {}) {
-      const uri = needRedirectUri('implicitAuthorizationUrl')
-      const built = buildAuthorizationRequest({ responseType: 'token', clientId, redirectUri: uri, defaultScopes, options: opts })
-      return Object.freeze({ url: await authorizationTarget(built.params), state: built.state })
+      const base = { clientId, redirectUri: needRedirectUri('implicitAuthorizationUrl'), scopes: defaultScopes }
+      const { params, state } = authorizationParams('token', base, opts)
+      return Object.freeze({ url: await authorizationTarget(params), state })
     },
 
-    parseImplicitFragment(urlOrFragment: CallbackParams, checks: Pick<ImplicitFragmentChecks, 'state'>): TokenSet {
+    parseImplicitFragment(urlOrFragment: CallbackParams, checks: Pick<ImplicitFragmentChecks, 'state'>) {
       return parseImplicitFragment(urlOrFragment, {
         state: checks.state,
         scopes: defaultScopes,

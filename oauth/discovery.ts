@@ -1,7 +1,8 @@
 /**
- * Finding the provider's endpoints: OpenID Connect Discovery 1.0 at
- * `{issuer}/.well-known/openid-configuration`, or, for a provider without a discovery
- * document, the fixed paths of the group service spec.
+ * The provider's endpoints: OpenID Connect Discovery at `{issuer}/.well-known/openid-configuration`,
+ * or the group service spec's fixed paths for a provider without one. Fetched here rather
+ * than by openid-client for the spec's fallback (404 or 410 below an `{auth_url}`) and for
+ * the HTTPS-except-loopback rule on every endpoint.
  *
  * @module
  */
@@ -19,59 +20,27 @@ import type { ProviderMetadata } from './types.js'
  * ```
  */
 export interface EndpointOverrides {
-  /** The authorization endpoint. */
   readonly authorization?: string
-  /** The token endpoint. */
   readonly token?: string
-  /** The userinfo endpoint. */
   readonly userinfo?: string
-  /** The JWKS (the provider's public signing keys). */
+  /** The provider's public signing keys. */
   readonly jwks?: string
 }
 
-/**
- * Where and how to look for the provider's metadata.
- *
- * @example
- * ```ts
- * const target: DiscoveryTarget = { issuer: authUrl, required: false, enabled: true, overrides: {} }
- * ```
- */
-export interface DiscoveryTarget {
-  /** The issuer (or spec `{auth_url}`) exactly as configured. */
-  readonly issuer: string
-  /**
-   * `true` for an OpenID Connect issuer: the document must exist. `false` for a spec
-   * `{auth_url}`: a 404 or 410 means "no discovery", and the fixed paths are used.
-   */
-  readonly required: boolean
-  /** `false` skips discovery and uses the fixed paths straight away. */
-  readonly enabled: boolean
-  readonly overrides: EndpointOverrides
-}
-
-const STRING_LIST_FIELDS = [
-  'scopes_supported',
-  'response_types_supported',
-  'grant_types_supported',
-  'code_challenge_methods_supported',
-  'token_endpoint_auth_methods_supported',
-  'id_token_signing_alg_values_supported',
-] as const
-
-const ENDPOINT_FIELDS = [
-  'authorization_endpoint',
-  'token_endpoint',
-  'userinfo_endpoint',
-  'jwks_uri',
-  'pushed_authorization_request_endpoint',
-] as const
-
-const BOOLEAN_FIELDS = ['authorization_response_iss_parameter_supported', 'require_pushed_authorization_requests'] as const
+const REQUIRED = ['authorization_endpoint', 'token_endpoint']
+const ENDPOINTS = [...REQUIRED, 'userinfo_endpoint', 'jwks_uri', 'pushed_authorization_request_endpoint']
+const LISTS = [
+  'scopes',
+  'response_types',
+  'grant_types',
+  'code_challenge_methods',
+  'token_endpoint_auth_methods',
+  'id_token_signing_alg_values',
+]
+const FLAGS = ['authorization_response_iss_parameter_supported', 'require_pushed_authorization_requests']
 
 /**
- * The address of the discovery document of `issuer` (OpenID Connect Discovery 1.0
- * section 4: the issuer without a trailing slash, then the well-known path).
+ * The address of the discovery document of `issuer` (without a trailing slash, then the well-known path).
  *
  * @example
  * ```ts
@@ -83,8 +52,7 @@ export function discoveryUrl(issuer: string): string {
 }
 
 /**
- * The spec's fixed endpoints below `{auth_url}`: `/oauth/authorization`, `/oauth/token`,
- * `/userinfo`, and the JWKS at `/openid/jwks` where the real service publishes it.
+ * The spec's fixed endpoints below `{auth_url}`, with the JWKS where the real service publishes it.
  *
  * @example
  * ```ts
@@ -93,10 +61,11 @@ export function discoveryUrl(issuer: string): string {
  */
 export function fixedMetadata(authUrl: string): ProviderMetadata {
   const base = authUrl.replace(/\/+$/, '')
+  const [authorization_endpoint, token_endpoint] = [`${base}/oauth/authorization`, `${base}/oauth/token`]
   return {
     issuer: base,
-    authorization_endpoint: `${base}/oauth/authorization`,
-    token_endpoint: `${base}/oauth/token`,
+    authorization_endpoint,
+    token_endpoint,
     userinfo_endpoint: `${base}/userinfo`,
     jwks_uri: `${base}/openid/jwks`,
     discovered: false,
@@ -104,67 +73,40 @@ export function fixedMetadata(authUrl: string): ProviderMetadata {
 }
 
 /**
- * Loads the provider's metadata: the discovery document when there is one (checked:
- * `issuer` must match, every endpoint must be HTTPS or loopback), else the fixed paths;
- * explicit overrides win either way.
- *
- * @throws {@link OAuthValidationError} (`metadata`, `issuer`, `endpoint`) for an unusable
- * document; {@link UpstreamError} when the provider cannot be reached or fails.
- *
- * @example
- * ```ts
- * const metadata = await loadMetadata({ issuer, required: true, enabled: true, overrides: {} }, fetch)
- * ```
+ * The provider's metadata: the discovery document (its `issuer` must match: exactly for an
+ * OpenID Connect issuer, up to a trailing slash for an `{auth_url}`; every endpoint HTTPS or
+ * loopback) or, for an `{auth_url}` without one or with `enabled: false`, the fixed paths; overrides win.
  */
-export async function loadMetadata(target: DiscoveryTarget, fetch: ProviderFetch): Promise<ProviderMetadata> {
-  const base = target.enabled ? await discover(target, fetch) : undefined
-  const metadata = base ?? fixedMetadata(target.issuer)
-  const { overrides } = target
-  return Object.freeze({
-    ...metadata,
-    ...(overrides.authorization === undefined ? {} : { authorization_endpoint: overrides.authorization }),
-    ...(overrides.token === undefined ? {} : { token_endpoint: overrides.token }),
-    ...(overrides.userinfo === undefined ? {} : { userinfo_endpoint: overrides.userinfo }),
-    ...(overrides.jwks === undefined ? {} : { jwks_uri: overrides.jwks }),
-  })
+export async function loadMetadata(
+  target: { readonly issuer: string; readonly required: boolean; readonly enabled: boolean; readonly overrides: EndpointOverrides },
+  fetch: ProviderFetch,
+): Promise<ProviderMetadata> {
+  const metadata = (target.enabled ? await discover(target, fetch) : undefined) ?? fixedMetadata(target.issuer)
+  const { authorization, token, userinfo, jwks } = target.overrides
+  const overrides = { authorization_endpoint: authorization, token_endpoint: token, userinfo_endpoint: userinfo, jwks_uri: jwks }
+  return Object.freeze({ ...metadata, ...Object.fromEntries(Object.entries(overrides).filter(([, url]) => url !== undefined)) })
 }
 
-async function discover(target: DiscoveryTarget, fetch: ProviderFetch): Promise<ProviderMetadata | undefined> {
+async function discover(target: { readonly issuer: string; readonly required: boolean }, fetch: ProviderFetch) {
   const res = await fetch(discoveryUrl(target.issuer), { headers: { accept: 'application/json' } })
   if ((res.status === 404 || res.status === 410) && !target.required) return undefined
   if (res.status !== 200) throw unexpectedStatus('discovery', res.status)
   const doc = await jsonObject(res)
-  if (doc === undefined) {
-    throw new OAuthValidationError('metadata', 'The discovery document is not a JSON object', { status: 502 })
-  }
-  if (typeof doc['issuer'] !== 'string' || !issuerMatches(doc['issuer'], target)) {
-    // OpenID Connect Discovery 1.0 section 4.3: a document for another issuer is never used.
+  if (doc === undefined) throw new OAuthValidationError('metadata', 'The discovery document is not a JSON object', { status: 502 })
+  const trim = (issuer: unknown) => (typeof issuer === 'string' && !target.required ? issuer.replace(/\/+$/, '') : issuer)
+  // OpenID Connect Discovery 1.0 section 4.3: a document for another issuer is never used.
+  if (typeof doc['issuer'] !== 'string' || trim(doc['issuer']) !== trim(target.issuer)) {
     throw new OAuthValidationError('issuer', 'The discovery document names a different issuer', { status: 502 })
   }
-  const metadata: Record<string, unknown> = { ...doc, discovered: true }
-  for (const field of ENDPOINT_FIELDS) {
-    const value = doc[field]
-    const required = field === 'authorization_endpoint' || field === 'token_endpoint'
-    if (value === undefined && !required) continue
-    const problem = endpointProblem(value)
-    if (problem !== undefined) {
-      throw new OAuthValidationError('endpoint', `The discovered ${field} ${problem}`, { status: 502 })
-    }
+  for (const field of ENDPOINTS) {
+    const problem = doc[field] === undefined && !REQUIRED.includes(field) ? undefined : endpointProblem(doc[field])
+    if (problem !== undefined) throw new OAuthValidationError('endpoint', `The discovered ${field} ${problem}`, { status: 502 })
   }
-  for (const field of STRING_LIST_FIELDS) {
-    const value = doc[field]
-    if (value !== undefined && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
-      delete metadata[field]
-    }
-  }
-  for (const field of BOOLEAN_FIELDS) {
-    if (typeof doc[field] !== 'boolean') delete metadata[field]
-  }
-  return metadata as ProviderMetadata
-}
-
-function issuerMatches(found: string, target: DiscoveryTarget): boolean {
-  if (found === target.issuer) return true
-  // A spec {auth_url} is a base address, not an issuer identifier; a trailing slash is noise.
-  return !target.required && found.replace(/\/+$/, '') === target.issuer.replace(/\/+$/, '')
+  // Malformed optional fields are dropped rather than trusted.
+  const kept = Object.entries(doc).filter(([field, value]) =>
+    LISTS.includes(field.replace(/_supported$/, ''))
+      ? Array.isArray(value) && value.every((v) => typeof v === 'string')
+      : !FLAGS.includes(field) || typeof value === 'boolean',
+  )
+  return { ...Object.fromEntries(kept), discovered: true } as ProviderMetadata
 }

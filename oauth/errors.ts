@@ -1,19 +1,9 @@
 /**
- * Errors of the OAuth 2.0 / OpenID Connect client.
- *
- * Two kinds, both {@link VootError}s with code `ERR_OAUTH`:
- *
- * - {@link OAuthError}: the provider (or the redirect back from it) said "error", with an
- *   RFC 6749 `error` code such as `access_denied` or `invalid_grant`;
- * - {@link OAuthValidationError}: an answer failed one of the client's own checks (state,
- *   issuer, ID token, response shape, insecure endpoint); `check` says which.
- *
- * Transport failures (timeout, refused connection, redirect, 5xx, oversized body) are
- * {@link UpstreamError}s, as with the group service, so one handler can map both to 503.
- *
- * No message or property ever holds an access token, refresh token, ID token,
- * authorization code, PKCE verifier or client secret: text that comes from the provider is
- * cleaned and any of those values found in it is replaced by `[redacted]`.
+ * Errors of the OAuth client, both {@link VootError}s with code `ERR_OAUTH`: the provider
+ * said "error" ({@link OAuthError}), or an answer failed a check ({@link OAuthValidationError}).
+ * Transport failures are {@link UpstreamError}s, as with the group service. No message or
+ * property ever holds a token, code, verifier, assertion or secret: provider text is
+ * cleaned, and every such value found in it is replaced by `[redacted]`.
  *
  * @module
  */
@@ -21,6 +11,8 @@ import { VootError, type VootErrorOptions } from '../src/errors.js'
 
 /** Longest provider-supplied text kept in an error (descriptions can be attacker-chosen). */
 const MAX_PROVIDER_TEXT = 300
+// RFC 6749 appendix A.7: error = 1*( %x20-21 / %x23-5B / %x5D-7E )
+const ERROR_CODE = /^[\x20-\x21\x23-\x5B\x5D-\x7E]{1,100}$/
 
 /**
  * Options of {@link OAuthError}.
@@ -31,22 +23,20 @@ const MAX_PROVIDER_TEXT = 300
  * ```
  */
 export interface OAuthErrorOptions extends VootErrorOptions {
-  /** The provider's `error_description`. Cleaned and shortened before use. */
+  /** The provider's `error_description`; cleaned and shortened. */
   errorDescription?: string | undefined
-  /** The provider's `error_uri`. */
   errorUri?: string | undefined
-  /** HTTP status of the provider's answer, when the error came in an HTTP response. */
+  /** HTTP status of the provider's answer. */
   responseStatus?: number | undefined
   /** HTTP status an app should answer with. Default 400. */
   status?: number
-  /** Values that must not appear in any text of the error (codes, tokens, secrets). */
+  /** Values that must not appear in any text of the error. */
   redact?: readonly (string | undefined)[]
 }
 
 /**
- * The provider answered with an OAuth error: an `error` parameter on the redirect back
- * (RFC 6749 section 4.1.2.1), an error body from the token endpoint (section 5.2), or a
- * `WWW-Authenticate` error from the userinfo endpoint (RFC 6750 section 3).
+ * The provider answered with an OAuth error: on the redirect back, from the token or PAR
+ * endpoint, or in a `WWW-Authenticate` challenge from userinfo.
  *
  * @example
  * ```ts
@@ -60,23 +50,16 @@ export interface OAuthErrorOptions extends VootErrorOptions {
 export class OAuthError extends VootError {
   /** The RFC 6749 error code, such as `access_denied`, `invalid_grant`, `invalid_token`. */
   readonly error: string
-  /** The provider's human-readable description, cleaned; may be absent. */
   readonly errorDescription: string | undefined
-  /** The provider's `error_uri`, when it sent a well-formed one. */
   readonly errorUri: string | undefined
-  /** HTTP status of the provider's answer, when the error came in an HTTP response. */
   readonly responseStatus: number | undefined
 
   constructor(error: string, options: OAuthErrorOptions = {}) {
-    const code = cleanErrorCode(error)
+    const code = typeof error === 'string' && ERROR_CODE.test(error) ? error : 'invalid_error_code'
     const description = options.errorDescription === undefined ? undefined : cleanText(options.errorDescription, options.redact)
     const from = options.responseStatus === undefined ? '' : ` (HTTP ${options.responseStatus})`
-    super(
-      'ERR_OAUTH',
-      `The authorization server answered with error "${code}"${from}${description === undefined ? '' : `: ${description}`}`,
-      options.status ?? 400,
-      options,
-    )
+    const text = description === undefined ? '' : `: ${description}`
+    super('ERR_OAUTH', `The authorization server answered with error "${code}"${from}${text}`, options.status ?? 400, options)
     this.error = code
     this.errorDescription = description
     this.errorUri = options.errorUri === undefined ? undefined : cleanUri(options.errorUri)
@@ -85,16 +68,9 @@ export class OAuthError extends VootError {
 }
 
 /**
- * Which check an {@link OAuthValidationError} failed.
- *
- * - `state`: the `state` of the redirect back differs from the one kept in the session;
- * - `issuer`: the `iss` of the redirect back (RFC 9207) or of the discovery document is wrong;
- * - `response`: an answer is missing a field or has one of the wrong type or value;
- * - `id_token`: the ID token's signature, issuer, audience, expiry, ... is not valid;
- * - `nonce`: the ID token's `nonce` differs from the one kept in the session;
- * - `subject`: the userinfo `sub` differs from the ID token's;
- * - `metadata`: the discovery document is unusable;
- * - `endpoint`: a discovered endpoint is not HTTPS (and not loopback) or otherwise unusable.
+ * Which check an {@link OAuthValidationError} failed: the redirect's `state` or `iss`, an
+ * answer's shape (`response`), the ID token (`id_token`, `nonce`), the userinfo `subject`,
+ * the provider's `metadata`, or an insecure `endpoint`.
  *
  * @example
  * ```ts
@@ -117,8 +93,8 @@ export interface OAuthValidationErrorOptions extends VootErrorOptions {
 }
 
 /**
- * An answer from the provider (or the redirect back from it) failed one of the client's
- * checks. Nothing from a failed answer is ever used.
+ * An answer from the provider (or the redirect back) failed one of the client's checks;
+ * nothing from it is used.
  *
  * @example
  * ```ts
@@ -130,7 +106,6 @@ export interface OAuthValidationErrorOptions extends VootErrorOptions {
  * ```
  */
 export class OAuthValidationError extends VootError {
-  /** The check that failed. */
   readonly check: OAuthCheck
 
   constructor(check: OAuthCheck, message: string, options: OAuthValidationErrorOptions = {}) {
@@ -139,26 +114,35 @@ export class OAuthValidationError extends VootError {
   }
 }
 
-// RFC 6749 appendix A.7: error = 1*( %x20-21 / %x23-5B / %x5D-7E )
-const ERROR_CODE = /^[\x20-\x21\x23-\x5B\x5D-\x7E]{1,100}$/
-
-function cleanErrorCode(error: string): string {
-  return typeof error === 'string' && ERROR_CODE.test(error) ? error : 'invalid_error_code'
+/**
+ * The {@link OAuthError} for OAuth error fields (a redirect's or a token answer's), or
+ * `undefined` when they hold no `error`.
+ */
+export function errorFromFields(
+  fields: Readonly<Record<string, unknown>>,
+  options: { readonly responseStatus?: number; readonly redact?: readonly (string | undefined)[] } = {},
+): OAuthError | undefined {
+  const { error, error_description: description, error_uri: uri } = fields
+  if (typeof error !== 'string') return undefined
+  // A misconfigured client is the app's fault, not the user's: 500, and not shown to them.
+  const status = error === 'invalid_client' || error === 'unauthorized_client' ? 500 : 400
+  return new OAuthError(error, {
+    ...options,
+    status,
+    ...(typeof description === 'string' ? { errorDescription: description } : {}),
+    ...(typeof uri === 'string' ? { errorUri: uri } : {}),
+  })
 }
 
 /**
- * Provider text made safe for a message: control characters dropped, shortened, and every
- * listed secret value replaced. Secrets are replaced before shortening so that a cut never
- * leaves a recognisable prefix of one.
+ * Provider text made safe for a message: every listed secret replaced (before shortening,
+ * so that a cut never leaves a recognisable prefix), control characters dropped, shortened.
  */
 export function cleanText(text: string, redact: readonly (string | undefined)[] = []): string | undefined {
   if (typeof text !== 'string') return undefined
   let clean = text
-  for (const secret of redact) {
-    // Shorter values would redact ordinary words and letters; real secrets are longer anyway.
-    if (secret !== undefined && secret.length >= 4) clean = clean.split(secret).join('[redacted]')
-  }
-  // eslint-disable-next-line no-control-regex
+  // Shorter values would redact ordinary words; real secrets are longer anyway.
+  for (const secret of redact) if (secret !== undefined && secret.length >= 4) clean = clean.split(secret).join('[redacted]')
   clean = clean.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()
   if (clean.length > MAX_PROVIDER_TEXT) clean = `${clean.slice(0, MAX_PROVIDER_TEXT)}…`
   return clean === '' ? undefined : clean
@@ -166,10 +150,6 @@ export function cleanText(text: string, redact: readonly (string | undefined)[] 
 
 function cleanUri(uri: string): string | undefined {
   if (typeof uri !== 'string' || uri.length > 2000) return undefined
-  try {
-    const url = new URL(uri)
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined
-  } catch {
-    return undefined
-  }
+  const url = URL.canParse(uri) ? new URL(uri) : undefined
+  return url?.protocol === 'https:' || url?.protocol === 'http:' ? url.href : undefined
 }

@@ -13,7 +13,7 @@ import { UpstreamError } from '../src/errors.js'
 /** Which provider endpoint a call goes to; used in error messages instead of the URL. */
 export type EndpointRole = 'discovery' | 'jwks' | 'token' | 'userinfo' | 'pushed_authorization_request'
 
-/** Limits shared by every call of one client. */
+/** Limits shared by every call of one client: deadline (ms), body size (bytes), dispatcher. */
 export interface FetchLimits {
   readonly timeout: number
   readonly maxResponseBytes: number
@@ -30,14 +30,8 @@ const SECRET_FIELDS = ['code', 'code_verifier', 'refresh_token', 'client_secret'
 const NULL_BODY = new Set([101, 204, 205, 304])
 
 /**
- * The fetch function for calls to one endpoint role. Every credential it sends (form
- * fields such as `code` or `client_assertion`, the `authorization` and `dpop` headers) is
- * added to `sent`, so that errors can redact it from the provider's answer.
- *
- * @example
- * ```ts
- * const res = await providerFetch(limits, 'jwks')(jwksUri, { headers: { accept: 'application/json' } })
- * ```
+ * The fetch function for calls to one endpoint role. Every credential it sends (form fields
+ * such as `code`, the `authorization` and `dpop` headers) goes into `sent`, for redaction.
  */
 export function providerFetch(limits: FetchLimits, role: EndpointRole, sent: string[] = []): ProviderFetch {
   return async (url, init = {}) => {
@@ -118,15 +112,7 @@ function transportError(role: EndpointRole, timedOut: boolean, timeout: number, 
   return new UpstreamError('ERR_UPSTREAM_NETWORK', `The ${role} endpoint could not be reached (${code})`, { endpoint: role })
 }
 
-/**
- * The upstream error for a status the caller does not handle: 429 as rate limited,
- * anything else as an unexpected status.
- *
- * @example
- * ```ts
- * if (res.status !== 200) throw unexpectedStatus('jwks', res.status)
- * ```
- */
+/** The upstream error for a status the caller does not handle (429 as rate limited). */
 export function unexpectedStatus(role: EndpointRole, status: number): UpstreamError {
   const limited = status === 429
   return new UpstreamError(
@@ -136,14 +122,7 @@ export function unexpectedStatus(role: EndpointRole, status: number): UpstreamEr
   )
 }
 
-/**
- * A JSON object body, or `undefined` when the body is not one.
- *
- * @example
- * ```ts
- * const doc = await jsonObject(res)
- * ```
- */
+/** A JSON object body, or `undefined` when the body is not one. */
 export async function jsonObject(res: Response): Promise<Record<string, unknown> | undefined> {
   try {
     const value = (await res.json()) as unknown

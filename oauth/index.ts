@@ -1,18 +1,10 @@
 /**
- * `voot-guard/oauth`: an OAuth 2.0 / OpenID Connect client for getting the personal access
- * token (with the `groups` scope) that the guards need.
- *
- * - authorization code flow with PKCE S256, `state`, `nonce`, `max_age` and RFC 9207 `iss`
- *   checks, and pushed authorization requests (RFC 9126);
- * - client authentication with the secret (Basic, form, `client_secret_jwt`) or a private
- *   key (`private_key_jwt`);
- * - client credentials (client-only tokens; the group service refuses `me/*` for them);
- * - refresh, checked against the previous token set (OpenID Connect Core section 12.2);
- * - the implicit grant's fragment, for client-side apps;
- * - userinfo, and ID tokens verified against the provider's JWKS (key rotation picked up);
- * - endpoints from OpenID Connect discovery, or the group service spec's fixed paths;
- * - HTTPS required except on loopback; undici only, with deadlines and body size limits;
- * - no token, code, verifier or secret in any error.
+ * `voot-guard/oauth`: an OAuth 2.0 / OpenID Connect client, a thin layer over openid-client,
+ * for getting the personal access token (with the `groups` scope) that the guards need:
+ * the code flow with PKCE, `state`, `nonce`, `max_age`, RFC 9207 `iss` and pushed
+ * authorization requests; client authentication with the secret or a private key; client
+ * credentials; refresh; userinfo; DPoP; the implicit grant's fragment; the group service
+ * spec's fixed paths; HTTPS except on loopback; no token, code, verifier or secret in any error.
  *
  * @example
  * ```ts
@@ -26,20 +18,21 @@
  * @module
  */
 export { createOAuthClient } from './client.js'
+export { discoveryUrl, fixedMetadata, type EndpointOverrides } from './discovery.js'
+export { isLoopbackHost } from './endpoint-url.js'
+export { OAuthError, OAuthValidationError, type OAuthCheck, type OAuthErrorOptions, type OAuthValidationErrorOptions } from './errors.js'
+export { codeChallenge, parseImplicitFragment, type CallbackParams, type ImplicitFragmentChecks } from './redirect.js'
 export type {
   AuthorizationRequest,
   AuthorizationUrlOptions,
   CallbackChecks,
+  IdTokenClaims,
   OAuthClient,
   OAuthClientOptions,
+  ProviderMetadata,
   PushedAuthorizationRequestsMode,
   RefreshOptions,
   TokenEndpointAuthMethod,
-} from './client-types.js'
-export { discoveryUrl, fixedMetadata, type EndpointOverrides } from './discovery.js'
-export { isLoopbackHost } from './endpoint-url.js'
-export { OAuthError, OAuthValidationError, type OAuthCheck, type OAuthErrorOptions, type OAuthValidationErrorOptions } from './errors.js'
-export { parseImplicitFragment, type ImplicitFragmentChecks } from './implicit.js'
-export type { CallbackParams } from './params.js'
-export { codeChallenge } from './pkce.js'
-export type { IdTokenClaims, ProviderMetadata, TokenSet, UserInfo } from './types.js'
+  TokenSet,
+  UserInfo,
+} from './types.js'

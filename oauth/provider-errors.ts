@@ -9,9 +9,8 @@
  */
 import { ClientError, ResponseBodyError, WWWAuthenticateChallengeError } from 'openid-client'
 import { VootError } from '../src/errors.js'
-import { OAuthError, OAuthValidationError } from './errors.js'
+import { errorFromFields, OAuthError, OAuthValidationError } from './errors.js'
 import { jsonObject, unexpectedStatus, type EndpointRole } from './fetch.js'
-import { errorFromFields } from './token-response.js'
 
 interface CheckFailure {
   readonly message: string
@@ -19,18 +18,7 @@ interface CheckFailure {
   readonly cause?: { readonly claim?: unknown; readonly body?: unknown }
 }
 
-/**
- * This package's error for a failure of an openid-client call to the `role` endpoint.
- * `redact` lists the values (code, verifier, refresh token, ...) that must not appear in
- * any text taken from the provider's answer.
- *
- * @example
- * ```ts
- * await client.refreshTokenGrant(config, refreshToken).catch(async (err: unknown) => {
- *   throw await providerError(err, 'token', [refreshToken])
- * })
- * ```
- */
+/** This package's error for a failed openid-client call to `role`; `redact` lists the values no text may hold. */
 export async function providerError(err: unknown, role: EndpointRole, redact: readonly (string | undefined)[]): Promise<Error> {
   // Our own errors (thrown by the fetch function: timeouts, redirects, oversized bodies) come wrapped.
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
