@@ -7,14 +7,13 @@
 import type { webcrypto } from 'node:crypto'
 import { importJWK, type CryptoKey, type JWK } from 'jose'
 import type { CryptoKeyPair } from 'openid-client'
-import type { Dispatcher } from 'undici'
 import { InvalidOptionError } from '../src/errors.js'
 import { functionOption, integerOption } from '../src/option-checks.js'
 import { refuseUnknownKeys } from '../src/resolver/options.js'
 import type { EndpointOverrides } from './discovery.js'
 import { endpointProblem } from './endpoint-url.js'
 import { readScopeArgument } from './token-set.js'
-import type { OAuthClientOptions, PushedAuthorizationRequestsMode, TokenEndpointAuthMethod } from './types.js'
+import type { OAuthClientOptions } from './types.js'
 
 /** A private JWK for `private_key_jwt`, with the algorithm it signs with and its import for openid-client. */
 export interface SigningKey {
@@ -73,8 +72,8 @@ export function readClientOptions(options: OAuthClientOptions) {
   if (redirectUri?.includes('#') === true) throw new InvalidOptionError('redirectUri', 'must not contain a fragment')
   if (options.discovery !== undefined && typeof options.discovery !== 'boolean')
     throw new InvalidOptionError('discovery', 'must be a boolean')
-  const algorithms = options.idTokenAlgorithms ?? ['RS256']
-  if (!Array.isArray(algorithms) || algorithms.length === 0 || !algorithms.every((alg) => ASYMMETRIC.includes(alg))) {
+  const algorithms: unknown = options.idTokenAlgorithms ?? ['RS256']
+  if (!Array.isArray(algorithms) || algorithms.length === 0 || !algorithms.every((alg: string) => ASYMMETRIC.includes(alg))) {
     throw new InvalidOptionError('idTokenAlgorithms', `must be a non-empty list of ${ASYMMETRIC.join(', ')}`)
   }
   const dispatcher = options.dispatcher as { dispatch?: unknown } | undefined
@@ -93,12 +92,12 @@ export function readClientOptions(options: OAuthClientOptions) {
     pushedAuthorizationRequests: oneOf('pushedAuthorizationRequests', options.pushedAuthorizationRequests, PAR_MODES) ?? 'auto',
     discovery: options.discovery !== false,
     overrides: readOverrides(options.endpoints),
-    algorithms: Object.freeze([...algorithms]),
+    algorithms: Object.freeze([...(algorithms as string[])]),
     timeout: integerOption('timeout', options.timeout, { fallback: 5_000, min: 1, max: 600_000 }),
     maxResponseBytes: integerOption('maxResponseBytes', options.maxResponseBytes, { fallback: 1 << 20, min: 1, max: 64 << 20 }),
     clockTolerance: integerOption('clockTolerance', options.clockTolerance, { fallback: 30_000, min: 0, max: 600_000 }),
     now: functionOption('now', options.now, Date.now),
-    dispatcher: options.dispatcher as Dispatcher | undefined,
+    dispatcher: options.dispatcher,
     dpop: readDpopKeys(options.dpop),
   }
 }
@@ -131,20 +130,17 @@ function readOverrides(value: unknown): EndpointOverrides {
 /** A private JWK, checked: its `alg` must fit the key (default RS256, ES256 or EdDSA by key type). */
 function readPrivateKey(value: unknown): SigningKey {
   const jwk = { ...(value as JWK) }
-  const refuse = (problem: string): never => {
-    throw new InvalidOptionError('privateKey', problem)
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse('must be a private JWK (an object)')
-  if (typeof jwk.d !== 'string' || jwk.d === '') refuse('must be a private JWK (it has no "d"; is it the public half?)')
-  if (jwk.kid !== undefined && (typeof jwk.kid !== 'string' || jwk.kid === '')) refuse('"kid" must be a non-empty string')
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuseKey('must be a private JWK (an object)')
+  if (typeof jwk.d !== 'string' || jwk.d === '') refuseKey('must be a private JWK (it has no "d"; is it the public half?)')
+  if (jwk.kid !== undefined && (typeof jwk.kid !== 'string' || jwk.kid === '')) refuseKey('"kid" must be a non-empty string')
   const fits = { RSA: ASYMMETRIC.filter((alg) => /^[RP]S/.test(alg)), EC: [EC_ALGORITHMS[String(jwk.crv)]], OKP: ['EdDSA', 'Ed25519'] }[
     String(jwk.kty)
   ]
-  if (fits === undefined) refuse('must be an RSA, EC or OKP private JWK (a client secret goes in clientSecret)')
-  if (fits?.[0] === undefined || (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519')) refuse('must be on P-256, P-384, P-521 or Ed25519')
-  const alg = jwk.alg ?? (fits?.[0] as string)
+  if (fits === undefined) refuseKey('must be an RSA, EC or OKP private JWK (a client secret goes in clientSecret)')
+  if (fits?.[0] === undefined || (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519')) refuseKey('must be on P-256, P-384, P-521 or Ed25519')
+  const alg = jwk.alg ?? fits?.[0]
   if (typeof alg !== 'string' || !fits?.includes(alg))
-    refuse(`"alg" does not fit a ${String(jwk.kty)} key (use one of ${fits?.join(', ') ?? ''})`)
+    refuseKey(`"alg" does not fit a ${String(jwk.kty)} key (use one of ${fits?.join(', ') ?? ''})`)
   let imported: Promise<CryptoKey> | undefined
   const cryptoKey = () =>
     (imported ??= (importJWK(jwk, alg) as Promise<CryptoKey>).catch(() => {
@@ -157,7 +153,7 @@ function readPrivateKey(value: unknown): SigningKey {
 
 function readDpopKeys(value: unknown): CryptoKeyPair | undefined {
   if (value === undefined) return undefined
-  const pair = value as Partial<CryptoKeyPair> | null
+  const pair = value as Partial<CryptoKeyPair>
   // As jose tells a CryptoKey: the class is not a global on every runtime.
   const isKey = (key: unknown, type: webcrypto.KeyType): boolean =>
     Object.prototype.toString.call(key) === '[object CryptoKey]' &&
@@ -167,4 +163,8 @@ function readDpopKeys(value: unknown): CryptoKeyPair | undefined {
     throw new InvalidOptionError('dpop', 'must be a Web Crypto key pair (CryptoKeyPair) for ES256, PS256, RS256, Ed25519 or alike')
   }
   return pair as CryptoKeyPair
+}
+
+function refuseKey(problem: string): never {
+  throw new InvalidOptionError('privateKey', problem)
 }

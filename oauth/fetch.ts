@@ -47,7 +47,7 @@ export function providerFetch(limits: FetchLimits, role: EndpointRole, sent: str
       let res: Dispatcher.ResponseData
       try {
         res = await request(url, {
-          method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
+          method: init.method ?? 'GET',
           headers: init.headers ?? {},
           body: typeof init.body === 'string' || init.body instanceof URLSearchParams ? init.body.toString() : null,
           signal: controller.signal,
@@ -125,7 +125,7 @@ export function unexpectedStatus(role: EndpointRole, status: number): UpstreamEr
 /** A JSON object body, or `undefined` when the body is not one. */
 export async function jsonObject(res: Response): Promise<Record<string, unknown> | undefined> {
   try {
-    const value = (await res.json()) as unknown
+    const value: unknown = await res.json()
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
   } catch {
     return undefined

@@ -118,7 +118,7 @@ function readMaxAge(option: unknown, param: string | null): number | undefined {
   if (option !== undefined && (typeof option !== 'number' || !Number.isSafeInteger(option) || option < 0)) {
     throw new InvalidArgumentError('authorizationUrl(): maxAge must be a whole number of seconds, 0 or more')
   }
-  if (param === null) return option as number | undefined
+  if (param === null) return option
   if (!/^\d{1,10}$/.test(param))
     throw new InvalidArgumentError('authorizationUrl(): params.max_age must be a whole number of seconds, 0 or more')
   if (option !== undefined && option !== Number(param))

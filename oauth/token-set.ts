@@ -100,5 +100,5 @@ export function completeRefresh(previous: TokenSet | undefined, fresh: TokenSet)
   }
   const kept = (key: 'refreshToken' | 'idToken' | 'claims') =>
     fresh[key] === undefined && previous[key] !== undefined ? { [key]: previous[key] } : {}
-  return Object.freeze({ ...fresh, ...kept('refreshToken'), ...kept('idToken'), ...kept('claims') }) as TokenSet
+  return Object.freeze({ ...fresh, ...kept('refreshToken'), ...kept('idToken'), ...kept('claims') })
 }
