@@ -1,8 +1,6 @@
 /**
- * The browser's side of the flows, which openid-client leaves to the app: the authorization
- * request's parameters (checked, with PKCE S256), the redirect back read from whatever the
- * framework hands over, its checks, and the implicit grant's fragment (`response_type=token`,
- * which openid-client does not do).
+ * The browser's side of the flows, left to the app by openid-client: the authorization request's
+ * parameters, the redirect back as any framework hands it over, and the implicit grant's fragment.
  *
  * @module
  */
@@ -45,17 +43,9 @@ export interface ImplicitFragmentChecks {
 }
 
 // Parameters the client sets itself; `params` must not override them.
-const RESERVED = new Set([
-  'client_id',
-  'redirect_uri',
-  'response_type',
-  'scope',
-  'state',
-  'nonce',
-  'code_challenge',
-  'code_challenge_method',
-  'request_uri',
-])
+const RESERVED = new Set(
+  'client_id redirect_uri response_type scope state nonce code_challenge code_challenge_method request_uri'.split(' '),
+)
 // The response mode each flow reads its answer in; any other (jwt, form_post, ...) never reaches it.
 const READABLE_MODE = { code: 'query', token: 'fragment' } as const
 // RFC 6749 appendix A.5: state is VSCHARs
@@ -90,20 +80,29 @@ export function authorizationParams(
   const random = (): string => randomBytes(32).toString('base64url')
   const scopes = opts.scope === undefined ? base.scopes : readScopeArgument(opts.scope)
   const state = opts.state === undefined ? random() : vschars('state', opts.state)
+  const refuse = (text: string): never => {
+    throw new InvalidArgumentError(`authorizationUrl(): ${text}`)
+  }
   const params = new URLSearchParams({ response_type: responseType, client_id: base.clientId, redirect_uri: base.redirectUri })
   if (scopes.length > 0) params.set('scope', scopes.join(' '))
   params.set('state', state)
   for (const [name, value] of Object.entries(opts.params ?? {})) {
-    if (RESERVED.has(name)) throw new InvalidArgumentError(`authorizationUrl(): params.${name} is set by the client itself`)
-    if (typeof value !== 'string') throw new InvalidArgumentError(`authorizationUrl(): params.${name} must be a string`)
-    params.set(name, value)
+    if (RESERVED.has(name)) refuse(`params.${name} is set by the client itself`)
+    params.set(name, typeof value === 'string' ? value : refuse(`params.${name} must be a string`))
   }
   const mode = params.get('response_mode')
   if (mode !== null && mode !== READABLE_MODE[responseType]) {
-    const text = `params.response_mode ${JSON.stringify(mode.slice(0, 40))} cannot be read by this client`
-    throw new InvalidArgumentError(`authorizationUrl(): ${text}; leave it out (or use "${READABLE_MODE[responseType]}")`)
+    refuse(
+      `params.response_mode ${JSON.stringify(mode.slice(0, 40))} cannot be read by this client; leave it out (or use "${READABLE_MODE[responseType]}")`,
+    )
   }
-  const maxAge = readMaxAge(opts.maxAge, params.get('max_age'))
+  const param = params.get('max_age')
+  const maxAge = opts.maxAge ?? (param === null ? undefined : Number(param))
+  if (opts.maxAge !== undefined && (typeof opts.maxAge !== 'number' || !Number.isSafeInteger(opts.maxAge) || opts.maxAge < 0)) {
+    refuse('maxAge must be a whole number of seconds, 0 or more')
+  }
+  if (param !== null && !/^\d{1,10}$/.test(param)) refuse('params.max_age must be a whole number of seconds, 0 or more')
+  if (param !== null && maxAge !== Number(param)) refuse('maxAge and params.max_age differ; give one')
   if (maxAge !== undefined) params.set('max_age', String(maxAge))
   if (responseType === 'token') return { params, state, nonce: undefined, codeVerifier: '', maxAge }
   const nonce = opts.nonce !== undefined ? vschars('nonce', opts.nonce) : scopes.includes('openid') ? random() : undefined
@@ -112,18 +111,6 @@ export function authorizationParams(
   params.set('code_challenge_method', 'S256')
   if (nonce !== undefined) params.set('nonce', nonce)
   return { params, state, nonce, codeVerifier, maxAge }
-}
-
-function readMaxAge(option: unknown, param: string | null): number | undefined {
-  if (option !== undefined && (typeof option !== 'number' || !Number.isSafeInteger(option) || option < 0)) {
-    throw new InvalidArgumentError('authorizationUrl(): maxAge must be a whole number of seconds, 0 or more')
-  }
-  if (param === null) return option
-  if (!/^\d{1,10}$/.test(param))
-    throw new InvalidArgumentError('authorizationUrl(): params.max_age must be a whole number of seconds, 0 or more')
-  if (option !== undefined && option !== Number(param))
-    throw new InvalidArgumentError('authorizationUrl(): maxAge and params.max_age differ; give one')
-  return Number(param)
 }
 
 function vschars(name: string, value: unknown): string {

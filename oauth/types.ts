@@ -38,13 +38,7 @@ export type PushedAuthorizationRequestsMode = 'auto' | 'always' | 'never'
  *
  * @example
  * ```ts
- * const options: OAuthClientOptions = {
- *   authUrl: 'https://auth.dataporten.no',
- *   clientId: process.env.CLIENT_ID!,
- *   clientSecret: process.env.CLIENT_SECRET!,
- *   redirectUri: 'https://app.example.org/callback',
- *   scopes: ['openid', 'profile', 'groups'],
- * }
+ * const options: OAuthClientOptions = { authUrl: 'https://auth.dataporten.no', clientId, clientSecret, redirectUri, scopes: ['openid', 'groups'] }
  * ```
  */
 export interface OAuthClientOptions {
