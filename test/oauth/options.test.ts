@@ -3,6 +3,8 @@
  * message), the HTTPS-except-loopback rule, authorization URL arguments, and the
  * implicit-flow fragment parser.
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { InvalidArgumentError, InvalidOptionError } from '../../src/errors.js'
 import {
@@ -124,6 +126,18 @@ describe('other options', () => {
     expect(err.message).toContain(`options.${option}`)
     expect(err.message).not.toContain('top-secret-value')
     expect(err.message).not.toContain(EC_KEY.d)
+  })
+
+  it('refuses an unknown option with a suggestion, as the resolver does', () => {
+    expect(creationError({ clientSecrett: 'x' }).message).toBe('options.clientSecrett: is not an option (did you mean clientSecret?)')
+    expect(creationError({ dPoP: {} }).message).toContain('(did you mean dpop?)')
+    expect(creationError({ grantType: 'implicit' }).message).toBe('options.grantType: is not an option')
+  })
+
+  it('keeps openid-client out of the core: nothing in src/ imports it or voot-guard/oauth', () => {
+    const sources = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
+    expect(sources.length).toBeGreaterThan(10)
+    for (const file of sources) expect(readFileSync(join('src', file), 'utf8')).not.toMatch(/from '(openid-client|oauth4webapi|\.\.\/oauth)/)
   })
 
   it('accepts a private JWK, and chooses private_key_jwt for it', () => {
