@@ -70,6 +70,8 @@ export function readClientOptions(options: OAuthClientOptions) {
     throw new InvalidOptionError('redirectUri', 'must be an absolute URI')
   }
   if (redirectUri?.includes('#') === true) throw new InvalidOptionError('redirectUri', 'must not contain a fragment')
+  // openid-client sends the callback URL without its query as redirect_uri, so a registered query could never match.
+  if (redirectUri?.includes('?') === true) throw new InvalidOptionError('redirectUri', 'must not contain a query')
   if (options.discovery !== undefined && typeof options.discovery !== 'boolean')
     throw new InvalidOptionError('discovery', 'must be a boolean')
   const algorithms: unknown = options.idTokenAlgorithms ?? ['RS256']

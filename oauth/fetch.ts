@@ -1,9 +1,7 @@
 /**
- * The OAuth client's only way onto the network, handed to openid-client as its
- * `customFetch`: one undici `request` per call, with a deadline over the whole call
- * (headers and body), a cap on the body size, and no redirect followed. Transport failures
- * become {@link UpstreamError}s that name the endpoint by its role (`token`, `jwks`, ...)
- * and never hold a credential.
+ * The client's only way onto the network, openid-client's `customFetch`: undici, a deadline
+ * over headers and body, a cap on the body, no redirects; failures are {@link UpstreamError}s
+ * naming the endpoint by its role, never holding a credential.
  *
  * @module
  */
@@ -40,9 +38,7 @@ export function providerFetch(limits: FetchLimits, role: EndpointRole, sent: str
     const { authorization, dpop } = init.headers ?? {}
     sent.push(...[authorization?.replace(/^\S+\s+/, ''), dpop].filter((value) => value !== undefined))
     const controller = new AbortController()
-    const timer = setTimeout(() => {
-      controller.abort()
-    }, limits.timeout)
+    const timer = setTimeout(() => controller.abort(), limits.timeout)
     try {
       let res: Dispatcher.ResponseData
       try {
@@ -58,10 +54,8 @@ export function providerFetch(limits: FetchLimits, role: EndpointRole, sent: str
       }
       if (res.statusCode >= 300 && res.statusCode < 400) {
         res.body.destroy()
-        throw new UpstreamError('ERR_UPSTREAM_REDIRECT', `The ${role} endpoint answered with a redirect, which is not followed`, {
-          upstreamStatus: res.statusCode,
-          endpoint: role,
-        })
+        const text = `The ${role} endpoint answered with a redirect, which is not followed`
+        throw new UpstreamError('ERR_UPSTREAM_REDIRECT', text, { upstreamStatus: res.statusCode, endpoint: role })
       }
       const body = await readBody(res, role, limits, controller.signal)
       const headers = new Headers()
@@ -90,26 +84,18 @@ async function readBody(res: Dispatcher.ResponseData, role: EndpointRole, limits
   } catch (err) {
     throw transportError(role, signal.aborted, limits.timeout, err)
   }
-  if (tooLarge) {
-    res.body.destroy()
-    throw new UpstreamError(
-      'ERR_UPSTREAM_BODY_TOO_LARGE',
-      `The ${role} endpoint answered with a body larger than ${limits.maxResponseBytes} bytes`,
-      {
-        upstreamStatus: res.statusCode,
-        endpoint: role,
-      },
-    )
-  }
+  if (tooLarge) res.body.destroy()
+  const text = `The ${role} endpoint answered with a body larger than ${limits.maxResponseBytes} bytes`
+  if (tooLarge) throw new UpstreamError('ERR_UPSTREAM_BODY_TOO_LARGE', text, { upstreamStatus: res.statusCode, endpoint: role })
   return Buffer.concat(chunks)
 }
 
 function transportError(role: EndpointRole, timedOut: boolean, timeout: number, err: unknown): UpstreamError {
-  if (timedOut)
-    return new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The ${role} endpoint did not answer within ${timeout} ms`, { endpoint: role })
+  const endpoint = { endpoint: role }
+  if (timedOut) return new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The ${role} endpoint did not answer within ${timeout} ms`, endpoint)
   const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'unknown'
   // Only the error code is kept: undici errors are safe, but a cause chain is not ours to vouch for.
-  return new UpstreamError('ERR_UPSTREAM_NETWORK', `The ${role} endpoint could not be reached (${code})`, { endpoint: role })
+  return new UpstreamError('ERR_UPSTREAM_NETWORK', `The ${role} endpoint could not be reached (${code})`, endpoint)
 }
 
 /** The upstream error for a status the caller does not handle (429 as rate limited). */

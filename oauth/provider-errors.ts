@@ -1,9 +1,8 @@
 /**
- * openid-client's errors turned into this package's: transport failures and provider 5xx
- * or 429 into {@link UpstreamError}s (a 503 for the app, as with the group service), OAuth
- * error answers into {@link OAuthError}s, failed checks into {@link OAuthValidationError}s.
- * Nothing of the library's error is kept as a cause: its cause chain holds the response
- * body and the request, and so the code, the verifier, the tokens.
+ * openid-client's errors as this package's: transport failures, 5xx and 429 as
+ * {@link UpstreamError}s (503, as with the group service), OAuth error answers as
+ * {@link OAuthError}s, failed checks as {@link OAuthValidationError}s. None keeps the
+ * library's error as its cause: that chain holds the request and the answer.
  *
  * @module
  */

@@ -55,7 +55,7 @@ export interface OAuthClientOptions {
   clientSecret?: string | undefined
   /** A private JWK for `private_key_jwt`; its `alg` (else RS256, ES256 or EdDSA by key type) and `kid` are used. Never shown. */
   privateKey?: JWK | undefined
-  /** The registered redirect URI (absolute, no fragment), needed by the code and implicit flows. */
+  /** The registered redirect URI (absolute, no query or fragment), needed by the code and implicit flows. */
   redirectUri?: string | undefined
   /** Scopes asked for by default. Default `['openid', 'groups']`. */
   scopes?: readonly string[] | undefined

@@ -82,6 +82,7 @@ describe('HTTPS is required except on loopback', () => {
     expect(() => createOAuthClient({ ...BASE, redirectUri: 'http://dev.example.org/cb' })).not.toThrow()
     expect(() => createOAuthClient({ ...BASE, redirectUri: 'no.example.app:/oauth' })).not.toThrow()
     expect(creationError({ redirectUri: 'https://app.example.org/cb#x' }).option).toBe('redirectUri')
+    expect(creationError({ redirectUri: 'https://app.example.org/cb?tenant=a' }).message).toContain('must not contain a query')
     expect(creationError({ redirectUri: '/relative' }).option).toBe('redirectUri')
   })
 })
