@@ -8,7 +8,7 @@ import type { webcrypto } from 'node:crypto'
 import { importJWK, type CryptoKey, type JWK } from 'jose'
 import type { CryptoKeyPair } from 'openid-client'
 import { InvalidOptionError } from '../src/errors.js'
-import { functionOption, integerOption } from '../src/option-checks.js'
+import { functionOption, integerOption, objectOption } from '../src/option-checks.js'
 import { refuseUnknownKeys } from '../src/resolver/options.js'
 import type { EndpointOverrides } from './discovery.js'
 import { endpointProblem } from './endpoint-url.js'
@@ -117,16 +117,14 @@ function oneOf<T extends string>(name: string, value: unknown, allowed: readonly
 }
 
 function readOverrides(value: unknown): EndpointOverrides {
-  if (value === undefined) return {}
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidOptionError('endpoints', 'must be an object')
-  for (const [name, endpoint] of Object.entries(value)) {
+  for (const [name, endpoint] of Object.entries(objectOption<EndpointOverrides>('endpoints', value))) {
     if (!['authorization', 'token', 'userinfo', 'jwks'].includes(name)) {
       throw new InvalidOptionError(`endpoints.${name}`, 'is not a known endpoint (authorization, token, userinfo, jwks)')
     }
     const problem = endpoint === undefined ? undefined : endpointProblem(endpoint)
     if (problem !== undefined) throw new InvalidOptionError(`endpoints.${name}`, problem)
   }
-  return { ...(value as EndpointOverrides) }
+  return { ...(value as EndpointOverrides | undefined) }
 }
 
 /** A private JWK, checked: its `alg` must fit the key (default RS256, ES256 or EdDSA by key type). */

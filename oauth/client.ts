@@ -1,9 +1,6 @@
 /**
- * The OAuth client: openid-client makes the requests and checks the answers (PKCE, PAR,
- * client authentication, grants, userinfo, DPoP proofs and nonce retries, ID token claims);
- * this layer adds the VOOT defaults, token sets for the guards, secret-free errors, HTTPS
- * except on loopback, and what openid-client leaves out (ID token signatures, the implicit
- * grant, refresh against the previous ID token).
+ * The OAuth client: openid-client makes the requests and checks the answers; this layer adds
+ * what docs/oauth.md lists under "what is ours" (defaults, token sets, secret-free errors).
  *
  * @module
  */
@@ -51,9 +48,8 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   let metadataCache: ProviderMetadata | undefined
   let metadataInflight: Promise<ProviderMetadata> | undefined
   const metadata = (): Promise<ProviderMetadata> => {
-    const target = { issuer: config.issuer, required: config.required, enabled: config.discovery, overrides: config.overrides }
     if (metadataCache !== undefined) return Promise.resolve(metadataCache)
-    return (metadataInflight ??= loadMetadata(target, providerFetch(limits, 'discovery'))
+    return (metadataInflight ??= loadMetadata(config, providerFetch(limits, 'discovery'))
       .then((loaded) => (metadataCache = loaded))
       .finally(() => (metadataInflight = undefined)))
   }

@@ -75,13 +75,13 @@ export function fixedMetadata(authUrl: string): ProviderMetadata {
 /**
  * The provider's metadata: the discovery document (its `issuer` must match: exactly for an
  * OpenID Connect issuer, up to a trailing slash for an `{auth_url}`; every endpoint HTTPS or
- * loopback) or, for an `{auth_url}` without one or with `enabled: false`, the fixed paths; overrides win.
+ * loopback) or, for an `{auth_url}` without one or with `discovery: false`, the fixed paths; overrides win.
  */
 export async function loadMetadata(
-  target: { readonly issuer: string; readonly required: boolean; readonly enabled: boolean; readonly overrides: EndpointOverrides },
+  target: { readonly issuer: string; readonly required: boolean; readonly discovery: boolean; readonly overrides: EndpointOverrides },
   fetch: ProviderFetch,
 ): Promise<ProviderMetadata> {
-  const metadata = (target.enabled ? await discover(target, fetch) : undefined) ?? fixedMetadata(target.issuer)
+  const metadata = (target.discovery ? await discover(target, fetch) : undefined) ?? fixedMetadata(target.issuer)
   const { authorization, token, userinfo, jwks } = target.overrides
   const overrides = { authorization_endpoint: authorization, token_endpoint: token, userinfo_endpoint: userinfo, jwks_uri: jwks }
   return Object.freeze({ ...metadata, ...Object.fromEntries(Object.entries(overrides).filter(([, url]) => url !== undefined)) })

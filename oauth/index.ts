@@ -1,10 +1,7 @@
 /**
  * `voot-guard/oauth`: an OAuth 2.0 / OpenID Connect client, a thin layer over openid-client,
- * for getting the personal access token (with the `groups` scope) that the guards need:
- * the code flow with PKCE, `state`, `nonce`, `max_age`, RFC 9207 `iss` and pushed
- * authorization requests; client authentication with the secret or a private key; client
- * credentials; refresh; userinfo; DPoP; the implicit grant's fragment; the group service
- * spec's fixed paths; HTTPS except on loopback; no token, code, verifier or secret in any error.
+ * for getting the personal access token (with the `groups` scope) that the guards need.
+ * What it adds to openid-client is listed in docs/oauth.md.
  *
  * @example
  * ```ts
