@@ -7,6 +7,9 @@ export default defineConfig({
   resolve: {
     // Examples import the package by name, as users do; tests run them from source.
     alias: [
+      // The package's `imports` as Node resolves them (the `node` condition), from source.
+      { find: /^#transport$/, replacement: source('./src/client/transport-undici.ts') },
+      { find: /^#digest$/, replacement: source('./src/resolver/store/digest-node.ts') },
       { find: /^voot-guard$/, replacement: source('./src/index.ts') },
       { find: /^voot-guard\/adapter-kit$/, replacement: source('./src/adapter-kit.ts') },
       { find: /^voot-guard\/express$/, replacement: source('./adapters/express/index.ts') },

@@ -9,15 +9,14 @@
  *
  * @module
  */
-import { Pool } from 'undici'
-import type { Dispatcher } from 'undici'
+import { createTransport } from '#transport'
 import { InvalidArgumentError, TokenMalformedError } from '../errors.js'
 import { encodeGroupId } from '../group-id.js'
 import { resolveGroupsClientOptions } from './options.js'
 import type { GroupsClientOptions } from './options.js'
 import { parseGroup, parseGroups, parseGroupTypes, parseMembers, parseMyGroups, parseMyMembership } from './parse.js'
 import { isWellFormedToken, MAX_TOKEN_LENGTH } from '../token.js'
-import { DEFAULT_POOL_CONNECTIONS, NOT_FOUND, parsed, send, type Call } from './upstream-call.js'
+import { NOT_FOUND, parsed, send, type Call } from './upstream-call.js'
 
 export type { GroupsEndpoint } from './upstream-call.js'
 import type { Group, GroupType, GroupWithMembership, MemberEntry, Membership } from '../types.js'
@@ -76,7 +75,7 @@ export interface GroupsClient {
   groups(options?: CallOptions & { token?: string | undefined; query?: string | undefined }): Promise<Group[]>
   /** `GET grouptypes`: the group types. */
   groupTypes(options?: CallOptions & { token?: string | undefined }): Promise<GroupType[]>
-  /** Closes the dispatcher the client created itself; a caller-supplied one is left open. */
+  /** Closes the connections the client opened itself; a caller-supplied dispatcher is left open. */
   close(): Promise<void>
 }
 
@@ -97,12 +96,11 @@ export interface GroupsClient {
  */
 export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
   const settings = resolveGroupsClientOptions(options)
-  const ownDispatcher = settings.dispatcher === undefined ? new Pool(settings.origin, { connections: DEFAULT_POOL_CONNECTIONS }) : undefined
-  const dispatcher: Dispatcher = settings.dispatcher ?? (ownDispatcher as Pool)
-  let closing: Promise<void> | undefined
+  // Node's undici or the runtime's fetch, as the package's `imports` conditions chose.
+  const transport = createTransport(settings)
   const base = settings.basePath
 
-  const call = (spec: Call): Promise<unknown> => send(settings, dispatcher, spec)
+  const call = (spec: Call): Promise<unknown> => send(settings, transport, spec)
 
   return {
     baseUrl: settings.baseUrl,
@@ -180,9 +178,7 @@ export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
     },
 
     close() {
-      if (ownDispatcher === undefined) return Promise.resolve()
-      closing ??= ownDispatcher.close()
-      return closing
+      return transport.close()
     },
   }
 }

@@ -1,27 +1,22 @@
 /**
  * One call to the group service over the network: the deadline for the whole exchange,
  * no redirects, the body limit, the status and body checks, and errors that never carry
- * the bearer token. The groups client (`groups-client.ts`) builds each call; this module sends it.
+ * the bearer token. The groups client (`groups-client.ts`) builds each call; this module
+ * sends it through the runtime's transport (`transport.ts`), the same rules on every runtime.
  *
  * @module
  */
-import { request } from 'undici'
-import type { Dispatcher } from 'undici'
 import { AbortedError, InsufficientScopeError, InvalidTokenError, UpstreamError, VootError } from '../errors.js'
 import type { UpstreamErrorCode } from '../errors.js'
 import type { ResolvedGroupsClientOptions } from './options.js'
 import { BodyShapeError, parseJson } from './parse.js'
 import { parseRetryAfter } from './retry-after.js'
+import type { Transport, UpstreamResponse } from './transport.js'
 
 /**
  * The endpoint templates, as they appear in `UpstreamError.endpoint`.
  */
 export type GroupsEndpoint = 'me/groups' | 'me/groups/{groupid}' | 'groups/{groupid}' | 'groups/{groupid}/members' | 'groups' | 'grouptypes'
-
-const ERROR_BODY_DRAIN_LIMIT = 64 * 1024
-
-// A bounded pool: callers above this many concurrent calls queue (within their deadline).
-export const DEFAULT_POOL_CONNECTIONS = 64
 
 const JSON_MEDIA_TYPE = /^(?:application\/json|[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]*\+json)\s*(?:;.*)?$/i
 
@@ -45,7 +40,7 @@ export const NOT_FOUND: unique symbol = Symbol('not found')
  * One upstream call: resolves to the parsed JSON of a 200, or {@link NOT_FOUND} for a 404 when
  * `spec.notFoundIsNull`; rejects with a `VootError` otherwise.
  */
-export async function send(settings: ResolvedGroupsClientOptions, dispatcher: Dispatcher, spec: Call): Promise<unknown> {
+export async function send(settings: ResolvedGroupsClientOptions, transport: Transport, spec: Call): Promise<unknown> {
   const { endpoint, signal: callerSignal } = spec
   if (callerSignal?.aborted) throw new AbortedError({ cause: callerSignal.reason })
 
@@ -67,24 +62,15 @@ export async function send(settings: ResolvedGroupsClientOptions, dispatcher: Di
   }, settings.timeout)
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
 
-  let body: Dispatcher.ResponseData['body'] | undefined
+  let response: UpstreamResponse | undefined
   // Set once the status line arrived: a connection lost after it is not a failure "before
   // any answer", and must not be retried as one.
   let answeredStatus: number | undefined
   try {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': settings.userAgent }
     if (spec.token !== undefined) headers['authorization'] = `Bearer ${spec.token}`
-    const response = await request(settings.origin + spec.path, {
-      dispatcher,
-      method: 'GET',
-      headers,
-      signal: controller.signal,
-      // undici's redirect interceptor honours 0 as "do not follow", so a caller-supplied
-      // dispatcher composed with it still never sends the token to a Location.
-      ...({ maxRedirections: 0 } as object),
-    })
-    body = response.body
-    answeredStatus = response.statusCode
+    response = await transport.request(settings.origin + spec.path, headers, controller.signal)
+    answeredStatus = response.status
     return await readResponse(response, spec, settings.maxResponseBytes)
   } catch (err) {
     if (err instanceof VootError) throw err
@@ -106,34 +92,26 @@ export async function send(settings: ResolvedGroupsClientOptions, dispatcher: Di
   } finally {
     clearTimeout(timer)
     callerSignal?.removeEventListener('abort', onCallerAbort)
-    // An unread body holds its connection (and the abort listener) until it is closed.
-    if (body !== undefined && !body.readableEnded && !body.destroyed) {
-      // undici's body emits an AbortError when destroyed unread; with no listener that
-      // would be an uncaught exception that takes the whole process down.
-      body.on('error', ignoreError)
-      body.destroy()
-    }
+    // An unread body holds its connection until it is released.
+    response?.discard()
   }
 }
 
-/** Swallows the error a deliberately destroyed body emits. */
-function ignoreError(): void {}
-
-async function readResponse(response: Dispatcher.ResponseData, spec: Call, maxResponseBytes: number): Promise<unknown> {
-  const { statusCode: status, headers, body } = response
+async function readResponse(response: UpstreamResponse, spec: Call, maxResponseBytes: number): Promise<unknown> {
+  const { status } = response
   const { endpoint } = spec
   if (status !== 200) {
-    await drain(body)
+    await response.drain()
     if (status === 404 && spec.notFoundIsNull) return NOT_FOUND
-    throw statusError(status, headers, endpoint)
+    throw statusError(status, response, endpoint)
   }
 
-  const contentType = headers['content-type']
-  if (typeof contentType !== 'string' || !JSON_MEDIA_TYPE.test(contentType.trim())) {
+  const contentType = response.header('content-type')
+  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType.trim())) {
     throw upstream('ERR_UPSTREAM_BODY', `The group service answered ${endpoint} with a body that is not JSON`, endpoint, status)
   }
-  const contentEncoding = headers['content-encoding']
-  if (contentEncoding !== undefined && !(typeof contentEncoding === 'string' && /^\s*identity\s*$/i.test(contentEncoding))) {
+  const contentEncoding = response.header('content-encoding')
+  if (!response.decodesContent && contentEncoding !== undefined && !/^\s*identity\s*$/i.test(contentEncoding)) {
     // No Accept-Encoding is sent, so an encoded body is unexpected and is not decoded.
     throw upstream('ERR_UPSTREAM_BODY', `The group service answered ${endpoint} with an encoded body`, endpoint, status)
   }
@@ -144,20 +122,13 @@ async function readResponse(response: Dispatcher.ResponseData, spec: Call, maxRe
       endpoint,
       status,
     )
-  const declaredLength = headers['content-length']
-  if (typeof declaredLength === 'string' && Number(declaredLength) > maxResponseBytes) throw tooLarge()
+  const declaredLength = response.header('content-length')
+  if (declaredLength !== undefined && Number(declaredLength) > maxResponseBytes) throw tooLarge()
 
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > maxResponseBytes) throw tooLarge()
-    chunks.push(chunk)
-  }
-
+  const bytes = await response.read(maxResponseBytes, tooLarge)
   try {
     // RFC 8259: JSON between systems is UTF-8; a leading BOM is dropped by the decoder.
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size))
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
     return parseJson(text)
   } catch (err) {
     const reason = err instanceof BodyShapeError ? err.message : 'the body is not valid UTF-8'
@@ -165,7 +136,7 @@ async function readResponse(response: Dispatcher.ResponseData, spec: Call, maxRe
   }
 }
 
-function statusError(status: number, headers: Dispatcher.ResponseData['headers'], endpoint: GroupsEndpoint): VootError {
+function statusError(status: number, response: UpstreamResponse, endpoint: GroupsEndpoint): VootError {
   if (status === 401) return new InvalidTokenError()
   if (status === 403) {
     // The upstream's own message is left out: it could echo parts of the request.
@@ -176,7 +147,7 @@ function statusError(status: number, headers: Dispatcher.ResponseData['headers']
     )
   }
   if (status === 429) {
-    const retryAfter = parseRetryAfter(headers['retry-after'])
+    const retryAfter = parseRetryAfter(response.header('retry-after'))
     return new UpstreamError('ERR_UPSTREAM_RATE_LIMITED', `The group service rate-limited ${endpoint}`, {
       endpoint,
       upstreamStatus: status,
@@ -196,15 +167,6 @@ function statusError(status: number, headers: Dispatcher.ResponseData['headers']
 
 function upstream(code: UpstreamErrorCode, message: string, endpoint: GroupsEndpoint, status: number): UpstreamError {
   return new UpstreamError(code, message, { endpoint, upstreamStatus: status })
-}
-
-/** Reads a small error body so the connection is reused; a large one is destroyed instead. */
-async function drain(body: Dispatcher.ResponseData['body']): Promise<void> {
-  try {
-    await body.dump({ limit: ERROR_BODY_DRAIN_LIMIT })
-  } catch {
-    // The status already decides the outcome; a broken error body changes nothing.
-  }
 }
 
 export function parsed<T>(endpoint: GroupsEndpoint, parse: () => T): T {

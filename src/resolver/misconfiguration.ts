@@ -3,11 +3,15 @@
  * 404 on `me/groups`, an HTML page, a redirect, a host that does not resolve, a TLS
  * failure), every guarded request would answer 503 and nobody would know why. The first
  * such failure of each cause is named in ONE warning, with the likely mistake, through the
- * `logger` option or `process.emitWarning` (code `VOOT_GUARD_MISCONFIGURED`).
+ * `logger` option or `process.emitWarning` (code `VOOT_GUARD_MISCONFIGURED`), or
+ * `console.warn` on a runtime without `process.emitWarning` (Workers, Vercel's Edge).
  *
  * @module
  */
 import { UpstreamError } from '../errors.js'
+
+// Read from globalThis: a runtime without Node's globals has no `process` at all.
+const runtimeProcess = (globalThis as { process?: Partial<Pick<NodeJS.Process, 'emitWarning'>> }).process
 
 /** The `code` of voot-guard's misconfiguration warnings (`process.emitWarning`). */
 export const MISCONFIGURED_WARNING = 'VOOT_GUARD_MISCONFIGURED'
@@ -81,8 +85,9 @@ export function createMisconfigurationNotice(
     seen.add(found.cause)
     const message = `voot-guard: the group service looks misconfigured: ${found.hint}`
     try {
-      if (logger === undefined) process.emitWarning(message, { code: MISCONFIGURED_WARNING })
-      else logger.warn(message)
+      if (logger !== undefined) logger.warn(message)
+      else if (typeof runtimeProcess?.emitWarning === 'function') runtimeProcess.emitWarning(message, { code: MISCONFIGURED_WARNING })
+      else console.warn(`${message} (${MISCONFIGURED_WARNING})`)
     } catch {
       // A broken logger must never change an authorization outcome.
     }

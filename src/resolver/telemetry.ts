@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { channel, tracingChannel, type TracingChannel } from 'node:diagnostics_channel'
+import { channel, tracingChannel, type TracingChannelLike } from '../diagnostics-channel.js'
 import type { CircuitChange } from './gate/circuit-breaker.js'
 import type { Decision } from '../decision/types.js'
 import { describeRequirement, type Requirement } from '../decision/requirements.js'
@@ -140,7 +140,7 @@ export interface Telemetry {
   traceCall<T>(place: Place, call: () => Promise<T>): Promise<T>
 }
 
-const authorizeChannel = tracingChannel<unknown, AuthorizeContext>(CHANNELS.authorize)
+const authorizeChannel = tracingChannel<AuthorizeContext>(CHANNELS.authorize)
 
 /**
  * Runs one cold decision inside a `voot-guard:authorize` trace when the channel has
@@ -179,7 +179,7 @@ export function traceDecision(
  * call finished. `error` stays the failure itself: voot-guard's errors never quote a token or
  * the group service's answer, and subscribers read its `code`.
  */
-function traceWithoutResult<C extends object, T>(channel: TracingChannel<unknown, C>, run: () => Promise<T>, context: C): Promise<T> {
+function traceWithoutResult<C extends object, T>(channel: TracingChannelLike<C>, run: () => Promise<T>, context: C): Promise<T> {
   let value: T | undefined
   return channel
     .tracePromise(
@@ -213,8 +213,8 @@ export function traceWarmDecision(requirement: Requirement, decision: Decision, 
   authorizeChannel.traceSync(inside, context)
 }
 
-const resolveChannel = tracingChannel<unknown, ResolveContext>(CHANNELS.resolve)
-const upstreamChannel = tracingChannel<unknown, UpstreamContext>(CHANNELS.upstream)
+const resolveChannel = tracingChannel<ResolveContext>(CHANNELS.resolve)
+const upstreamChannel = tracingChannel<UpstreamContext>(CHANNELS.upstream)
 const circuitChannel = channel(CHANNELS.circuit)
 
 /**
