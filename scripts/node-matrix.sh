@@ -24,24 +24,10 @@ for arg in "$@"; do
 done
 [ ${#majors[@]} -gt 0 ] || majors=(22 24)
 
-platform="$(node -p 'process.platform === "win32" ? "win" : process.platform')"
-arch="$(node -p 'process.arch')"
-root="${NODE_MATRIX_DIR:-${TMPDIR:-/tmp}/voot-guard-node-matrix}"
-
 for major in "${majors[@]}"; do
-  dir="$root/$major"
-  package="node-$platform-$arch"
-  bin="$dir/node_modules/$package/bin"
-  if [ ! -x "$bin/node" ]; then
-    echo "== installing $package@$major from the npm registry"
-    mkdir -p "$dir"
-    npm install --prefix "$dir" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts "$package@$major"
-  fi
-  version="$("$bin/node" --version)"
-  case "$version" in
-    "v$major".*) ;;
-    *) echo "expected Node.js $major, got $version" >&2; exit 1 ;;
-  esac
+  node_bin="$(bash scripts/node-binary.sh "$major")"
+  bin="$(dirname "$node_bin")"
+  version="$("$node_bin" --version)"
   echo "== Node.js $version: test suite"
   # On PATH first, so that anything spawned (vitest's forks, `#!/usr/bin/env node`) runs the same version.
   PATH="$bin:$PATH" "$bin/node" node_modules/vitest/vitest.mjs run
