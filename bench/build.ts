@@ -47,7 +47,16 @@ export function buildForBenchmark(): string {
       writeFileSync(target, outputText)
     }
   }
-  // Node reads the module format from the nearest package.json.
-  writeFileSync(join(BUILD_DIR, 'package.json'), '{ "type": "module" }\n')
+  // Node reads the module format, and the `#` imports, from the nearest package.json: the
+  // package's own imports, as Node resolves them (the `node` condition), into this tree.
+  writeFileSync(join(BUILD_DIR, 'package.json'), JSON.stringify({ type: 'module', imports: nodeImports() }) + '\n')
   return BUILD_DIR
+}
+
+/** The package's `imports`, each the target of its `node` condition, moved from `./dist/` to this tree. */
+function nodeImports(): Record<string, string> {
+  const { imports } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    imports: Record<string, { node: string }>
+  }
+  return Object.fromEntries(Object.entries(imports).map(([name, conditions]) => [name, conditions.node.replace(/^\.\/dist\//, './')]))
 }

@@ -18,9 +18,9 @@ export type TracingChannelLike<Context extends object> = Pick<
 /** The part of a plain `Channel` that voot-guard uses. */
 export type ChannelLike = Pick<DiagnosticsChannel.Channel, 'hasSubscribers' | 'publish'>
 
-const builtin = (
-  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-).process?.getBuiltinModule?.('node:diagnostics_channel') as typeof DiagnosticsChannel | undefined
+const builtin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
+  'node:diagnostics_channel',
+) as typeof DiagnosticsChannel | undefined
 
 const silent = { hasSubscribers: false, publish() {} }
 

@@ -27,7 +27,11 @@ const staff = guard.protect(guard.requireGroup('fc:org:example.org', 'admin'), (
 )
 
 const server = Deno.serve(
-  { port: Number(Deno.args[1] ?? 8000), hostname: '127.0.0.1', onListen: ({ port }) => console.log(`listening on http://127.0.0.1:${port}`) },
+  {
+    port: Number(Deno.args[1] ?? 8000),
+    hostname: '127.0.0.1',
+    onListen: ({ port }) => console.log(`listening on http://127.0.0.1:${port}`),
+  },
   (request) => (new URL(request.url).pathname === '/api/staff' ? staff(request) : new Response('Not found', { status: 404 })),
 )
 

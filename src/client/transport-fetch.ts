@@ -54,7 +54,7 @@ export const createTransport: CreateTransport = (settings) => {
 }
 
 function fetchResponse(response: Response, release: () => void): UpstreamResponse {
-  const body = response.body
+  const body = response.body as ReadableStream<Uint8Array> | null
   const drop = (): void => {
     release()
     if (body !== null && !body.locked) body.cancel().catch(ignoreError)

@@ -10,9 +10,6 @@
  */
 import { UpstreamError } from '../errors.js'
 
-// Read from globalThis: a runtime without Node's globals has no `process` at all.
-const runtimeProcess = (globalThis as { process?: Partial<Pick<NodeJS.Process, 'emitWarning'>> }).process
-
 /** The `code` of voot-guard's misconfiguration warnings (`process.emitWarning`). */
 export const MISCONFIGURED_WARNING = 'VOOT_GUARD_MISCONFIGURED'
 
@@ -84,6 +81,8 @@ export function createMisconfigurationNotice(
     if (found === undefined || seen.has(found.cause)) return
     seen.add(found.cause)
     const message = `voot-guard: the group service looks misconfigured: ${found.hint}`
+    // From globalThis: a runtime without Node's globals (Workers, Vercel's Edge) has no `process`.
+    const runtimeProcess = (globalThis as { process?: Partial<Pick<NodeJS.Process, 'emitWarning'>> }).process
     try {
       if (logger !== undefined) logger.warn(message)
       else if (typeof runtimeProcess?.emitWarning === 'function') runtimeProcess.emitWarning(message, { code: MISCONFIGURED_WARNING })

@@ -81,7 +81,8 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 describe('groups client on the fetch transport, over real HTTP', () => {
   it('answers, sends the token and its headers, maps 401, 403, 404 and 429', async () => {
     const server = await startServer((req, res) => {
-      if (req.url === '/groups/me/groups') return json(res, 200, [{ id: 'fc:org:example.org', displayName: 'Example', membership: { basic: 'admin' } }])
+      if (req.url === '/groups/me/groups')
+        return json(res, 200, [{ id: 'fc:org:example.org', displayName: 'Example', membership: { basic: 'admin' } }])
       if (req.url === '/groups/me/groups/fc%3Aorg%3Aother') return json(res, 404, { message: 'Not found' })
       if (req.url === '/groups/grouptypes') return json(res, 401, { message: 'no' })
       if (req.url === '/groups/groups') return json(res, 429, { message: 'slow down' }, { 'retry-after': '7' })
@@ -153,7 +154,8 @@ describe('groups client on the fetch transport, over real HTTP', () => {
   it('a declared oversized body, a body that is not JSON, and bad UTF-8 -> 503 errors', async () => {
     const server = await startServer((req, res) => {
       if (req.url === '/groups/grouptypes') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>')
-      if (req.url === '/groups/groups') return void res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x5b, 0xff, 0x5d]))
+      if (req.url === '/groups/groups')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x5b, 0xff, 0x5d]))
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': 10 << 20 })
       res.write(Buffer.alloc(64 * 1024, 0x20))
     })
@@ -218,7 +220,9 @@ describe('groups client on the fetch transport, over real HTTP', () => {
   })
 
   it('refuses an undici dispatcher at creation, naming the option', () => {
-    expect(() => createGroupsClient({ baseUrl: 'https://groups.example.org/groups', dispatcher: new MockAgent() })).toThrow(InvalidOptionError)
+    expect(() => createGroupsClient({ baseUrl: 'https://groups.example.org/groups', dispatcher: new MockAgent() })).toThrow(
+      InvalidOptionError,
+    )
     expect(() => createGroupsClient({ baseUrl: 'https://groups.example.org/groups', dispatcher: new MockAgent() })).toThrow(/dispatcher/)
   })
 })

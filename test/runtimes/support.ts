@@ -177,7 +177,11 @@ export async function startStandIn(): Promise<StandIn> {
 }
 
 /** A runtime's server as a child process: resolves with its URL once it prints `listening on <url>`. */
-export async function startServer(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+export async function startServer(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   const url = await new Promise<string>((found, failed) => {

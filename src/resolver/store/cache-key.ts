@@ -15,7 +15,7 @@
  * @module
  */
 // node:crypto on Node, a synchronous SHA-256 elsewhere: the package's `imports` choose.
-import { randomSalt, sha256Latin1 } from '#digest'
+import { createSaltedDigest } from '#digest'
 
 const SEPARATOR = '\u0000'
 
@@ -55,10 +55,9 @@ export interface CacheKeys {
  * tier's keyed hash, which must also be 32 raw bytes as a latin1 string).
  */
 export function createCacheKeys(digest?: (token: string) => string): CacheKeys {
-  const salt = randomSalt()
   return {
     // A shared tier's digest is an HMAC of the same 32-byte length, the same for every instance.
-    digest: digest ?? ((token) => sha256Latin1(salt + token)),
+    digest: digest ?? createSaltedDigest(),
     key: (digest, kind, groupId) => {
       if (kind === 'groups') return digest
       return groupId === undefined ? digest + SEPARATOR + KIND_TAG[kind] : digest + SEPARATOR + KIND_TAG[kind] + SEPARATOR + groupId
