@@ -60,7 +60,8 @@ export interface GroupsClientOptions {
    * The undici dispatcher for every call (a proxy agent, a `MockAgent` in tests). Default:
    * a keep-alive undici `Pool` for the base URL's origin (at most 64 connections), created
    * by the client and closed by {@link voot-guard!GroupsClient.close}. A dispatcher given here is never
-   * closed by the client.
+   * closed by the client. Node only: on other runtimes (Workers, Vercel's Edge, Deno, Bun)
+   * calls go through the global `fetch` and this option is refused with `InvalidOptionError`.
    */
   dispatcher?: Dispatcher | undefined
   /** The `User-Agent` header; default `voot-guard/<version>`. Visible ASCII and spaces, at most 256 characters. */
