@@ -61,21 +61,25 @@ describe.skipIf(skip.workers !== undefined)(`Cloudflare Workers (miniflare) ${sk
     })
 
   for (const flags of ['', 'nodejs_compat']) {
-    it(`voot-guard/fetch bundled by esbuild (workerd condition), ${flags === '' ? 'no compatibility flag' : flags}`, async () => {
-      const dir = scratch()
-      const entry = await copyIn(dir, 'test/runtimes/apps/worker-fetch.js', 'worker/index.js')
-      const out = join(dir, 'worker', `bundle${flags}.js`)
-      // wrangler's own conditions; no node:* left to resolve, so no flag is needed.
-      await bundle(runtimes.esbuild ?? '', entry, out, { conditions: ['workerd', 'worker', 'browser'], format: 'esm' })
-      const server = await serve(out, flags)
-      try {
-        await contractRows(server.url, standIn)
-      } finally {
-        await stop(server.child)
-      }
-    })
+    it(
+      `voot-guard/fetch bundled by esbuild (workerd condition), ${flags === '' ? 'no compatibility flag' : flags}`,
+      { timeout: 120_000 },
+      async () => {
+        const dir = scratch()
+        const entry = await copyIn(dir, 'test/runtimes/apps/worker-fetch.js', 'worker/index.js')
+        const out = join(dir, 'worker', `bundle${flags}.js`)
+        // wrangler's own conditions; no node:* left to resolve, so no flag is needed.
+        await bundle(runtimes.esbuild ?? '', entry, out, { conditions: ['workerd', 'worker', 'browser'], format: 'esm' })
+        const server = await serve(out, flags)
+        try {
+          await contractRows(server.url, standIn)
+        } finally {
+          await stop(server.child)
+        }
+      },
+    )
 
-    it(`the Hono example bundled by wrangler, ${flags === '' ? 'no compatibility flag' : flags}`, async () => {
+    it(`the Hono example bundled by wrangler, ${flags === '' ? 'no compatibility flag' : flags}`, { timeout: 120_000 }, async () => {
       const dir = scratch()
       const project = await copyIn(dir, 'examples/workers-hono', `workers-hono${flags}`)
       const outdir = join(project, 'dist')
@@ -94,7 +98,7 @@ describe.skipIf(skip.workers !== undefined)(`Cloudflare Workers (miniflare) ${sk
 })
 
 describe.skipIf(skip.edge !== undefined)(`Vercel's Edge (edge-runtime) ${skip.edge ?? ''}`, () => {
-  it('the Next.js route handler example, bundled with the edge-light condition', async () => {
+  it('the Next.js route handler example, bundled with the edge-light condition', { timeout: 120_000 }, async () => {
     const dir = scratch()
     await copyIn(dir, 'examples/nextjs-edge/app/api/staff/route.ts', 'edge/route.ts')
     const entry = await copyIn(dir, 'test/runtimes/apps/edge-entry.js', 'edge/entry.js')
@@ -107,7 +111,7 @@ describe.skipIf(skip.edge !== undefined)(`Vercel's Edge (edge-runtime) ${skip.ed
     })
     const { EdgeRuntime, runServer } = (await import(
       pathToFileURL(join(here, 'node_modules', 'edge-runtime', 'dist', 'index.js')).href
-    )) as typeof import('edge-runtime')
+    )) as EdgeRuntimeModule
     const { readFile } = await import('node:fs/promises')
     const runtime = new EdgeRuntime({ initialCode: await readFile(out, 'utf8') })
     const server = await runServer({ runtime, port: 0, host: '127.0.0.1' })
@@ -120,7 +124,7 @@ describe.skipIf(skip.edge !== undefined)(`Vercel's Edge (edge-runtime) ${skip.ed
 })
 
 describe.skipIf(skip.deno !== undefined)(`Deno ${skip.deno ?? ''}`, () => {
-  it('the Deno.serve example with --allow-net alone; SIGINT closes the resolver', async () => {
+  it('the Deno.serve example with --allow-net alone; SIGINT closes the resolver', { timeout: 120_000 }, async () => {
     const dir = scratch()
     const main = await copyIn(dir, 'examples/deno/main.ts', 'deno/main.ts')
     const server = await startServer(runtimes.deno ?? '', ['run', '--allow-net', '--no-lock', '--no-prompt', main, standIn.baseUrl, '0'], {
@@ -138,7 +142,7 @@ describe.skipIf(skip.deno !== undefined)(`Deno ${skip.deno ?? ''}`, () => {
 })
 
 describe.skipIf(skip.bun !== undefined)(`Bun ${skip.bun ?? ''}`, () => {
-  it('the Bun.serve example; SIGTERM closes the resolver', async () => {
+  it('the Bun.serve example; SIGTERM closes the resolver', { timeout: 120_000 }, async () => {
     const dir = scratch()
     const main = await copyIn(dir, 'examples/bun/server.ts', 'bun/server.ts')
     const server = await startServer(runtimes.bun ?? '', [main], { cwd: dir, env: { VOOT_BASE_URL: standIn.baseUrl, PORT: '0' } })
@@ -164,4 +168,10 @@ async function startBuild(command: string, args: string[], cwd: string): Promise
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const code = await new Promise<number | null>((done) => child.once('exit', done))
   return { code, output }
+}
+
+/** What the suite uses of edge-runtime, typed here: test/runtimes/node_modules may not be installed. */
+interface EdgeRuntimeModule {
+  EdgeRuntime: new (options: { initialCode: string }) => unknown
+  runServer(options: { runtime: unknown; port: number; host: string }): Promise<{ url: string; close(): Promise<void> }>
 }

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { expect } from 'vitest'
 
@@ -107,7 +107,8 @@ export async function bundle(
   outfile: string,
   options: { conditions: string[]; format: 'esm' | 'iife'; define?: Record<string, string> },
 ): Promise<void> {
-  const { build } = (await import(esbuild)) as typeof import('esbuild')
+  // Typed here, not from the package: test/runtimes/node_modules may not be installed.
+  const { build } = (await import(pathToFileURL(esbuild).href)) as { build(options: Record<string, unknown>): Promise<unknown> }
   await build({
     entryPoints: [entry],
     outfile,
