@@ -27,12 +27,6 @@ const silent = { hasSubscribers: false, publish() {} }
 /**
  * The tracing channel `name`, or one that never has subscribers where the runtime has no
  * `diagnostics_channel`.
- *
- * @example
- * ```ts
- * const resolve = tracingChannel<ResolveContext>(CHANNELS.resolve)
- * if (resolve.hasSubscribers) await resolve.tracePromise(lookup, context)
- * ```
  */
 export function tracingChannel<Context extends object>(name: string): TracingChannelLike<Context> {
   if (builtin !== undefined) return builtin.tracingChannel<unknown, Context>(name)
@@ -49,12 +43,6 @@ export function tracingChannel<Context extends object>(name: string): TracingCha
 /**
  * The plain channel `name`, or one that never has subscribers where the runtime has no
  * `diagnostics_channel`.
- *
- * @example
- * ```ts
- * const circuit = channel(CHANNELS.circuit)
- * if (circuit.hasSubscribers) circuit.publish({ state: 'open' })
- * ```
  */
 export function channel(name: string): ChannelLike {
   return builtin === undefined ? silent : builtin.channel(name)

@@ -8,12 +8,6 @@
 
 /**
  * Slots for calls in flight. Created by {@link createCallSlots}.
- *
- * @example
- * ```ts
- * await slots.acquire(signal)
- * try { await call() } finally { slots.release() }
- * ```
  */
 export interface CallSlots {
   /** Resolves once a slot is held; rejects with the signal's reason if it fires first. */
@@ -24,11 +18,6 @@ export interface CallSlots {
 
 /**
  * Creates {@link CallSlots} with `limit` slots.
- *
- * @example
- * ```ts
- * const slots = createCallSlots(64)
- * ```
  */
 export function createCallSlots(limit: number): CallSlots {
   let free = limit

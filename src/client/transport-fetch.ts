@@ -14,11 +14,6 @@ import { MAX_CONCURRENT_CALLS, type CreateTransport, type UpstreamResponse } fro
 /**
  * Creates the fetch transport of one groups client. After `close()`, new calls fail (as
  * they do on a closed undici pool); calls in flight finish.
- *
- * @example
- * ```ts
- * const transport = createTransport(resolveGroupsClientOptions({ baseUrl }))
- * ```
  */
 export const createTransport: CreateTransport = (settings) => {
   if (settings.dispatcher !== undefined) {

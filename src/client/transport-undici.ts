@@ -14,11 +14,6 @@ const ERROR_BODY_DRAIN_LIMIT = 64 * 1024
 /**
  * Creates the undici transport of one groups client. Its own pool is closed by `close()`;
  * a caller-supplied dispatcher is left open.
- *
- * @example
- * ```ts
- * const transport = createTransport(resolveGroupsClientOptions({ baseUrl }))
- * ```
  */
 export const createTransport: CreateTransport = (settings) => {
   const ownPool = settings.dispatcher === undefined ? new Pool(settings.origin, { connections: MAX_CONCURRENT_CALLS }) : undefined

@@ -12,12 +12,6 @@ import type { ResolvedGroupsClientOptions } from './options.js'
 
 /**
  * One response, before its body is read.
- *
- * @example
- * ```ts
- * const response = await transport.request(url, headers, signal)
- * if (response.status === 200) await response.read(1 << 20, () => new Error('too large'))
- * ```
  */
 export interface UpstreamResponse {
   readonly status: number
@@ -35,12 +29,6 @@ export interface UpstreamResponse {
 
 /**
  * Carries the calls of one groups client.
- *
- * @example
- * ```ts
- * const transport = createTransport(settings)
- * await transport.close()
- * ```
  */
 export interface Transport {
   /** One `GET`; rejects on a network failure or when `signal` fires. A redirect is returned, never followed. */
@@ -52,21 +40,11 @@ export interface Transport {
 /**
  * What each transport module exports as `createTransport`. Throws `InvalidOptionError` for
  * an option the transport cannot honour.
- *
- * @example
- * ```ts
- * export const createTransport: CreateTransport = (settings) => ({ request, close })
- * ```
  */
 export type CreateTransport = (settings: ResolvedGroupsClientOptions) => Transport
 
 /**
  * Most calls one client has in flight at once; callers above it queue (within their
  * deadline). undici's pool holds this many connections; the fetch transport counts calls.
- *
- * @example
- * ```ts
- * new Pool(origin, { connections: MAX_CONCURRENT_CALLS })
- * ```
  */
 export const MAX_CONCURRENT_CALLS = 64

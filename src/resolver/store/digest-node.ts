@@ -10,12 +10,6 @@ import { hash, randomBytes } from 'node:crypto'
 /**
  * A salted SHA-256 under a fresh random salt: `digest(token)` is the 32 raw bytes of
  * SHA-256(salt + token), as a 32-character latin1 string.
- *
- * @example
- * ```ts
- * const digest = createSaltedDigest()
- * digest(token).length // 32
- * ```
  */
 export function createSaltedDigest(): (token: string) => string {
   const salt = randomBytes(16).toString('base64url')

@@ -20,12 +20,6 @@ const utf8 = new TextEncoder()
 /**
  * A salted SHA-256 under a fresh random salt: `digest(token)` is the 32 raw bytes of
  * SHA-256(salt + token), as a 32-character latin1 string.
- *
- * @example
- * ```ts
- * const digest = createSaltedDigest()
- * digest(token).length // 32
- * ```
  */
 export function createSaltedDigest(): (token: string) => string {
   const salt = base64url(crypto.getRandomValues(new Uint8Array(16)))
