@@ -72,7 +72,10 @@ describe.skipIf(skip.workers !== undefined)(`Cloudflare Workers (miniflare) ${sk
         await bundle(runtimes.esbuild ?? '', entry, out, { conditions: ['workerd', 'worker', 'browser'], format: 'esm' })
         const server = await serve(out, flags)
         try {
-          await contractRows(server.url, standIn)
+          const traces = await contractRows(server.url, standIn)
+          // The tracing channels: published with nodejs_compat, absent (and no error) without it.
+          if (flags === '') expect(new Set(traces)).toEqual(new Set(['absent']))
+          else expect(Number(traces.at(-1))).toBeGreaterThanOrEqual(4)
         } finally {
           await stop(server.child)
         }

@@ -216,9 +216,10 @@ export function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): P
 
 /**
  * The contract rows against one running app whose `/api/staff` is guarded by
- * `requireGroup('fc:org:example.org', 'admin')`; leaves the stand-in down.
+ * `requireGroup('fc:org:example.org', 'admin')`; leaves the stand-in down. Resolves with the
+ * responses' `x-authorize-traces` headers (test/runtimes/apps/worker-fetch.js sets it).
  */
-export async function contractRows(url: string, standIn: StandIn): Promise<void> {
+export async function contractRows(url: string, standIn: StandIn): Promise<(string | null)[]> {
   const get = (token?: string): Promise<Response> =>
     fetch(`${url}/api/staff`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })
   const body = async (response: Response): Promise<unknown> => {
@@ -260,8 +261,10 @@ export async function contractRows(url: string, standIn: StandIn): Promise<void>
   expect(await body(down)).toMatchObject({ error: 'temporarily_unavailable' })
   expect(standIn.calls.get(TOKENS.late)).toBeGreaterThan(0)
 
-  for (const response of [anonymous, staff, outsider, refused, down]) {
+  const responses = [anonymous, staff, warm, outsider, refused, down]
+  for (const response of responses) {
     const text = JSON.stringify(Object.fromEntries(response.headers))
     for (const token of Object.values(TOKENS)) expect(text).not.toContain(token)
   }
+  return responses.map((response) => response.headers.get('x-authorize-traces'))
 }
