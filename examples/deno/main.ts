@@ -5,7 +5,8 @@
  *
  *   deno run --allow-net examples/deno/main.ts https://groups-api.dataporten.no/groups
  *
- * (`import ... from 'npm:voot-guard/fetch'` works the same without a package.json.)
+ * Run here from a package.json with voot-guard in node_modules; without one, import from
+ * 'npm:voot-guard' and 'npm:voot-guard/fetch'.
  */
 import { createMembershipResolver } from 'voot-guard'
 import { createGuard } from 'voot-guard/fetch'
