@@ -29,7 +29,20 @@ const silent = { hasSubscribers: false, publish() {} }
  * `diagnostics_channel`.
  */
 export function tracingChannel<Context extends object>(name: string): TracingChannelLike<Context> {
-  if (builtin !== undefined) return builtin.tracingChannel<unknown, Context>(name)
+  if (builtin !== undefined) {
+    const made = builtin.tracingChannel<unknown, Context>(name)
+    if (typeof made.hasSubscribers === 'boolean') return made
+    // Bun's TracingChannel lacks `hasSubscribers` (Node added it in 20.13): derived from the
+    // five channels it is made of, so that tracing is not silently off there.
+    return Object.defineProperty(made, 'hasSubscribers', {
+      get: () =>
+        made.start.hasSubscribers ||
+        made.end.hasSubscribers ||
+        made.asyncStart.hasSubscribers ||
+        made.asyncEnd.hasSubscribers ||
+        made.error.hasSubscribers,
+    })
+  }
   // Callers ask `hasSubscribers` first; the trace methods only run the work, for safety.
   const inert = {
     hasSubscribers: false,

@@ -51,6 +51,35 @@ describe('without node:diagnostics_channel', () => {
     expect(seen).toEqual([])
   })
 
+  it("a TracingChannel without hasSubscribers (Bun's) gets one derived from its five channels", async () => {
+    const real = await import('node:diagnostics_channel')
+    const bunLike = {
+      ...real,
+      tracingChannel: (name: string) => {
+        const made = real.tracingChannel(name)
+        const { start, end, asyncStart, asyncEnd, error } = made
+        return { start, end, asyncStart, asyncEnd, error, tracePromise: made.tracePromise.bind(made), traceSync: made.traceSync.bind(made) }
+      },
+    }
+    vi.spyOn(process, 'getBuiltinModule').mockReturnValue(bunLike as never)
+    vi.resetModules()
+    const { tracingChannel } = await import('../../src/diagnostics-channel.js')
+    const traced = tracingChannel<{ endpoint: string }>('voot-guard:test-bun')
+    expect(traced.hasSubscribers).toBe(false)
+    const ends: unknown[] = []
+    const none = (): void => undefined
+    const subscriber = { start: none, end: none, asyncStart: none, error: none, asyncEnd: (context: unknown) => void ends.push(context) }
+    real.tracingChannel('voot-guard:test-bun').subscribe(subscriber)
+    try {
+      expect(traced.hasSubscribers).toBe(true)
+      await traced.tracePromise(() => Promise.resolve(1), { endpoint: 'me/groups' })
+    } finally {
+      real.tracingChannel('voot-guard:test-bun').unsubscribe(subscriber)
+    }
+    expect(ends).toHaveLength(1)
+    expect(traced.hasSubscribers).toBe(false)
+  })
+
   it('with it, the channels are node:diagnostics_channel itself', async () => {
     vi.resetModules()
     const { channel } = await import('../../src/diagnostics-channel.js')

@@ -3,13 +3,16 @@
 // guard bundled by esbuild, and the Hono example bundled by wrangler), Vercel's Edge
 // (edge-runtime running the Next.js route handler example), Deno (`--allow-net` alone) and
 // Bun (the examples, stopped by a signal, which closes the resolver). Each answers the same
-// contract rows against a stand-in group service on loopback.
+// contract rows against a stand-in group service on loopback; the tracing channels are
+// checked where the runtime has node:diagnostics_channel (Workers with nodejs_compat, Deno, Bun).
 //
 // The runtimes come from test/runtimes/package.json (`npm ci --prefix test/runtimes`);
 // miniflare and wrangler run on Node 22 (`bash scripts/node-binary.sh 22`). Where one is
 // missing its rows are skipped with the reason, except under VOOT_GUARD_RUNTIMES=required
 // (.ci/run), where a missing runtime fails.
+import { execFile } from 'node:child_process'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -127,6 +130,18 @@ describe.skipIf(skip.edge !== undefined)(`Vercel's Edge (edge-runtime) ${skip.ed
 })
 
 describe.skipIf(skip.deno !== undefined)(`Deno ${skip.deno ?? ''}`, () => {
+  it('publishes the tracing channels (--allow-net alone)', { timeout: 60_000 }, async () => {
+    const printed = await channelsIn(runtimes.deno ?? '', (script) => [
+      'run',
+      '--allow-net',
+      '--no-lock',
+      '--no-prompt',
+      script,
+      standIn.baseUrl,
+    ])
+    expect(printed).toEqual({ allowed: true, seen: ['allowed:member'] })
+  })
+
   it('the Deno.serve example with --allow-net alone; SIGINT closes the resolver', { timeout: 120_000 }, async () => {
     const dir = scratch()
     const main = await copyIn(dir, 'examples/deno/main.ts', 'deno/main.ts')
@@ -145,6 +160,11 @@ describe.skipIf(skip.deno !== undefined)(`Deno ${skip.deno ?? ''}`, () => {
 })
 
 describe.skipIf(skip.bun !== undefined)(`Bun ${skip.bun ?? ''}`, () => {
+  it('publishes the tracing channels', { timeout: 60_000 }, async () => {
+    const printed = await channelsIn(runtimes.bun ?? '', (script) => [script, standIn.baseUrl])
+    expect(printed).toEqual({ allowed: true, seen: ['allowed:member'] })
+  })
+
   it('the Bun.serve example; SIGTERM closes the resolver', { timeout: 120_000 }, async () => {
     const dir = scratch()
     const main = await copyIn(dir, 'examples/bun/server.ts', 'bun/server.ts')
@@ -158,6 +178,13 @@ describe.skipIf(skip.bun !== undefined)(`Bun ${skip.bun ?? ''}`, () => {
     expect(server.output()).not.toMatch(/error/i)
   })
 })
+
+/** Runs test/runtimes/apps/channels.js in a runtime; resolves with what it printed. */
+async function channelsIn(command: string, args: (script: string) => string[]): Promise<unknown> {
+  const script = await copyIn(scratch(), 'test/runtimes/apps/channels.js', 'channels.js')
+  const { stdout } = await promisify(execFile)(command, args(script), { cwd: scratch(), env: { ...process.env, NO_COLOR: '1' } })
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '')
+}
 
 async function startBuild(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
   const { spawn } = await import('node:child_process')
