@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { SharedCache, SharedCacheKey, SharedCacheSignal, SharedCacheStats, SharedEntry, SharedLock } from '../src/shared-cache.js'
+import { tierConnection, type CommandTarget } from './connection.js'
 import { createGuardedCommands, FAILED, type Operation } from './guarded-commands.js'
 import { createInvalidationBus } from './invalidation-bus.js'
 import { createKeyNames, deriveSecrets } from './keys.js'
@@ -17,6 +18,8 @@ import { createValueCodec } from './value-codec.js'
 const TTL_JITTER = 0.05
 /** Keys SCAN returns per call when every entry is dropped. */
 const SCAN_COUNT = '500'
+/** UNLINK commands (one per token: one slot each) sent at once while every entry is dropped. */
+const UNLINK_BATCH = 32
 /** First and longest pause between two reads of `waitFor`, in ms. */
 const FIRST_POLL = 5
 const LONGEST_POLL = 50
@@ -63,19 +66,46 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
     emit({ type: 'error', operation, code })
   }
 
-  const commands = createGuardedCommands({ ...settings, onError: reportError })
-  const bus = createInvalidationBus(settings.client, names.channel, emit, (code) => {
+  const connection = tierConnection(settings.client)
+  const commands = createGuardedCommands({ ...settings, connection, onError: reportError })
+  const bus = createInvalidationBus(connection, names.channel, emit, (code) => {
     reportError('subscribe', code)
   })
 
-  function send(operation: Operation, args: string[]): Promise<unknown> {
-    return closed ? Promise.resolve(FAILED) : commands.send(operation, args)
+  /** Sends a command that names keys of one token, routed by `key` (the first) on a cluster. */
+  function send(operation: Operation, key: string, args: string[]): Promise<unknown> {
+    return closed ? Promise.resolve(FAILED) : commands.send(operation, args, key)
+  }
+
+  function sendTo(target: CommandTarget, args: string[]): Promise<unknown> {
+    return closed ? Promise.resolve(FAILED) : commands.sendTo(target, 'invalidate', args)
+  }
+
+  /**
+   * Drops every key under the prefix that `master` holds; resolves whether it answered. A
+   * SCAN sees one node's keys, and an UNLINK of several keys must name keys of one slot:
+   * one UNLINK per token.
+   */
+  async function dropEverything(master: CommandTarget): Promise<boolean> {
+    let cursor = '0'
+    do {
+      const reply = await sendTo(master, ['SCAN', cursor, 'MATCH', names.everything, 'COUNT', SCAN_COUNT])
+      if (!Array.isArray(reply) || reply.length !== 2) return false
+      const [next, keys] = reply as [unknown, unknown]
+      const groups = Array.isArray(keys) ? bySlot(keys as string[]) : []
+      for (let at = 0; at < groups.length; at += UNLINK_BATCH) {
+        const replies = await Promise.all(groups.slice(at, at + UNLINK_BATCH).map((group) => sendTo(master, ['UNLINK', ...group])))
+        if (replies.includes(FAILED)) return false
+      }
+      cursor = String(next)
+    } while (cursor !== '0')
+    return true
   }
 
   /** Reads an entry: a hit, `'absent'` (with whether its lock is held), or `undefined` on a failure or an unreadable value. */
   async function read(operation: Operation, key: SharedCacheKey): Promise<SharedEntry | { absent: true; locked: boolean } | undefined> {
     const entryKey = names.entry(key)
-    const reply = await send(operation, ['EVAL', READ_SCRIPT, '2', entryKey, names.lock(key)])
+    const reply = await send(operation, entryKey, ['EVAL', READ_SCRIPT, '2', entryKey, names.lock(key)])
     if (reply === FAILED) return undefined
     if (!Array.isArray(reply) || reply.length !== 2) {
       unreadable(operation)
@@ -130,9 +160,9 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
       if (stored === undefined) return
       if (key.kind === 'membership') {
         const max = String(settings.maxGroupsPerToken)
-        await send('set', ['EVAL', WRITE_MEMBERSHIP_SCRIPT, '2', entryKey, names.index(key.tokenId), stored, String(ttl), max])
+        await send('set', entryKey, ['EVAL', WRITE_MEMBERSHIP_SCRIPT, '2', entryKey, names.index(key.tokenId), stored, String(ttl), max])
       } else {
-        await send('set', ['SET', entryKey, stored, 'PX', String(ttl)])
+        await send('set', entryKey, ['SET', entryKey, stored, 'PX', String(ttl)])
       }
     },
 
@@ -141,7 +171,7 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
       if (!isKey(key)) return fallback
       const lockKey = names.lock(key)
       const owner = randomBytes(16).toString('base64url')
-      const reply = await send('lock', ['SET', lockKey, owner, 'PX', String(settings.lockTtl), 'NX'])
+      const reply = await send('lock', lockKey, ['SET', lockKey, owner, 'PX', String(settings.lockTtl), 'NX'])
       // A failure of the tier: call upstream without a lock.
       if (reply === FAILED) return fallback
       if (reply === null) return { owned: false }
@@ -151,7 +181,7 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
         async release() {
           if (released) return
           released = true
-          await send('lock', ['EVAL', RELEASE_LOCK_SCRIPT, '1', lockKey, owner])
+          await send('lock', lockKey, ['EVAL', RELEASE_LOCK_SCRIPT, '1', lockKey, owner])
         },
       }
     },
@@ -180,18 +210,15 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
       emit(tokenId === undefined ? { type: 'invalidate' } : { type: 'invalidate', tokenId })
       const message = bus.message(tokenId)
       if (tokenId !== undefined) {
-        await send('invalidate', ['EVAL', DROP_TOKEN_SCRIPT, '4', ...names.fixed(tokenId), names.channel, message])
+        const fixed = names.fixed(tokenId)
+        await send('invalidate', fixed[0], ['EVAL', DROP_TOKEN_SCRIPT, '4', ...fixed, names.channel, message])
         return
       }
-      let cursor = '0'
-      do {
-        const reply = await send('invalidate', ['SCAN', cursor, 'MATCH', names.everything, 'COUNT', SCAN_COUNT])
-        if (!Array.isArray(reply) || reply.length !== 2) break
-        const [next, keys] = reply as [unknown, unknown]
-        if (Array.isArray(keys) && keys.length > 0 && (await send('invalidate', ['UNLINK', ...(keys as string[])])) === FAILED) break
-        cursor = String(next)
-      } while (cursor !== '0')
-      await send('invalidate', ['PUBLISH', names.channel, message])
+      // Every master at once; the message goes through one that answered (on a cluster, a
+      // PUBLISH on any node reaches the subscribers of every node).
+      const masters = connection.masters()
+      const answered = await Promise.all(masters.map(dropEverything))
+      await sendTo(masters[answered.indexOf(true)] ?? connection, ['PUBLISH', names.channel, message])
     },
 
     subscribe(listener) {
@@ -215,6 +242,20 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
 }
 
 const KINDS = { groups: true, groupsAll: true, invalid: true }
+
+/** Keys grouped by their hash tag (`{…}`: one token's keys, one Redis Cluster slot). */
+function bySlot(keys: readonly string[]): string[][] {
+  const groups = new Map<string, string[]>()
+  for (const key of keys) {
+    const open = key.indexOf('{')
+    const close = open < 0 ? -1 : key.indexOf('}', open + 1)
+    const tag = close > open + 1 ? key.slice(open + 1, close) : key
+    const group = groups.get(tag)
+    if (group === undefined) groups.set(tag, [key])
+    else group.push(key)
+  }
+  return [...groups.values()]
+}
 
 /** Resolves `true` after `ms`, or `false` as soon as `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {

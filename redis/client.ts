@@ -1,12 +1,16 @@
 /**
  * The few things the shared tier needs from a Redis client. A node-redis client (`redis`
- * package, major 5 or 6) fits as it is; another client (ioredis) is adapted in a few lines
- * (see docs/redis.md). The tier sends only these commands: GET, SET, PTTL, EXISTS, EVAL,
- * SCAN, UNLINK, PUBLISH (plus SUBSCRIBE on its own duplicated connection).
+ * package, major 5 or 6) fits as it is, and so do node-redis's cluster (`createCluster`) and
+ * sentinel (`createSentinel`) clients; another client (ioredis, ioredis's `Cluster`) is
+ * adapted in a few lines (see docs/redis.md). The tier sends only these commands: GET, SET,
+ * EVAL (scripts that call GET, SET, PTTL, EXISTS, SADD, SREM, SMEMBERS, SCARD, SISMEMBER,
+ * PEXPIRE, UNLINK, DEL, PUBLISH), SCAN, UNLINK, PUBLISH (plus SUBSCRIBE on its own
+ * duplicated connection).
  *
  * @module
  */
 import { InvalidOptionError } from '../src/errors.js'
+import { isNodeRedisTopologyClient } from './connection.js'
 
 /**
  * A connection the tier subscribes with: made by {@link RedisClientLike.duplicate}, opened and
@@ -32,7 +36,23 @@ export interface RedisSubscriberLike {
 }
 
 /**
- * The app's Redis client, as the tier uses it. The app connects it, listens for its errors,
+ * One master of a cluster, as an adapted cluster client's `masters()` lists it.
+ *
+ * @example
+ * ```ts
+ * const node: RedisNodeLike = { isReady: true, sendCommand: ([command, ...args]) => ioredisNode.call(command!, ...args) }
+ * ```
+ */
+export interface RedisNodeLike {
+  /** `false` while not connected; optional, as on {@link RedisClientLike}. */
+  readonly isReady?: boolean
+  /** Sends one command to this node. */
+  sendCommand(args: string[]): Promise<unknown>
+}
+
+/**
+ * The app's Redis client, as the tier uses it. node-redis's plain, cluster and sentinel
+ * clients are recognised as they are; this is the shape an adapted client takes. The app connects it, listens for its errors,
  * and quits it; the tier never closes it.
  *
  * @example
@@ -48,10 +68,19 @@ export interface RedisClientLike {
    * Optional: a client without it is asked anyway, under the tier's deadline.
    */
   readonly isReady?: boolean
-  /** Sends one command; resolves its reply (bulk strings as strings, integers as numbers, arrays, `null`). */
+  /**
+   * Sends one command; resolves its reply (bulk strings as strings, integers as numbers,
+   * arrays, `null`). A cluster client routes it by its keys (every command of the tier names
+   * keys of one slot) and follows `MOVED` and `ASK` itself.
+   */
   sendCommand(args: string[]): Promise<unknown>
-  /** A new, unconnected client for the same server, for the tier's pub/sub subscription. */
+  /** A new, unconnected client for the same server (or cluster), for the tier's pub/sub subscription. */
   duplicate(): RedisSubscriberLike
+  /**
+   * Cluster clients only: each master now. `invalidate()` of every token SCANs each one, as
+   * a SCAN sees the keys of one node only. Leave it out for a single server or Sentinel.
+   */
+  masters?(): readonly RedisNodeLike[]
 }
 
 /**
@@ -67,15 +96,21 @@ export function redisClientOption(value: unknown): RedisClientLike {
   if (typeof candidate !== 'object' || candidate === null) {
     throw new InvalidOptionError('client', 'must be a connected Redis client (node-redis, or one adapted as docs/redis.md shows)')
   }
-  // ioredis has a sendCommand() and a duplicate() of its own, with other meanings.
+  // ioredis (and its Cluster) has a sendCommand() and a duplicate() of its own, with other meanings.
   if (typeof (candidate as { status?: unknown }).status === 'string' && typeof (candidate as { call?: unknown }).call === 'function') {
-    throw new InvalidOptionError('client', 'is an ioredis client: adapt it first, as docs/redis.md shows (fromIoredis)')
+    throw new InvalidOptionError(
+      'client',
+      'is an ioredis client: adapt it first, as docs/redis.md shows (fromIoredis, or fromIoredisCluster for a Cluster)',
+    )
   }
   if (typeof candidate.sendCommand !== 'function' || typeof candidate.duplicate !== 'function') {
     throw new InvalidOptionError(
       'client',
       'must have sendCommand() and duplicate() (node-redis does; adapt other clients as docs/redis.md shows)',
     )
+  }
+  if (candidate.masters !== undefined && typeof candidate.masters !== 'function' && !isNodeRedisTopologyClient(candidate)) {
+    throw new InvalidOptionError('client', 'has a masters member that is not a function (see RedisClientLike in docs/redis.md)')
   }
   return candidate as RedisClientLike
 }

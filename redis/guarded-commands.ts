@@ -8,7 +8,7 @@
  */
 import { createCircuitBreaker } from '../src/resolver/gate/circuit-breaker.js'
 import type { SharedCacheSignal } from '../src/shared-cache.js'
-import type { RedisClientLike } from './client.js'
+import type { CommandTarget, TierConnection } from './connection.js'
 
 /** What a failed call resolves. */
 export const FAILED: unique symbol = Symbol('redis call failed')
@@ -21,11 +21,11 @@ export type Operation = Extract<SharedCacheSignal, { type: 'error' }>['operation
  *
  * @example
  * ```ts
- * const settings: GuardedCommandSettings = { client, timeout: 50, maxPending: 1000, failureThreshold: 5, cooldown: 5000, onError }
+ * const settings: GuardedCommandSettings = { connection, timeout: 50, maxPending: 1000, failureThreshold: 5, cooldown: 5000, onError }
  * ```
  */
 export interface GuardedCommandSettings {
-  readonly client: RedisClientLike
+  readonly connection: TierConnection
   readonly timeout: number
   readonly maxPending: number
   readonly failureThreshold: number
@@ -39,13 +39,15 @@ export interface GuardedCommandSettings {
  *
  * @example
  * ```ts
- * const reply = await commands.send('get', ['GET', key])
+ * const reply = await commands.send('get', ['GET', key], key)
  * if (reply === FAILED) return undefined
  * ```
  */
 export interface GuardedCommands {
-  /** Sends one command; resolves its reply, or {@link FAILED}. */
-  send(operation: Operation, args: string[]): Promise<unknown>
+  /** Sends one command, routed by `key` (its first key) on a cluster; resolves its reply, or {@link FAILED}. */
+  send(operation: Operation, args: string[], key?: string): Promise<unknown>
+  /** Sends one command to one master (of {@link TierConnection.masters}); resolves its reply, or {@link FAILED}. */
+  sendTo(target: CommandTarget, operation: Operation, args: string[]): Promise<unknown>
   /** Whether the breaker is open or the last call failed. */
   readonly unreachable: boolean
 }
@@ -55,11 +57,11 @@ export interface GuardedCommands {
  *
  * @example
  * ```ts
- * const commands = createGuardedCommands({ client, timeout: 50, maxPending: 1000, failureThreshold: 5, cooldown: 5000, onError })
+ * const commands = createGuardedCommands({ connection, timeout: 50, maxPending: 1000, failureThreshold: 5, cooldown: 5000, onError })
  * ```
  */
 export function createGuardedCommands(settings: GuardedCommandSettings): GuardedCommands {
-  const { client, timeout, maxPending, onError } = settings
+  const { connection, timeout, maxPending, onError } = settings
   const breaker = createCircuitBreaker({ failureThreshold: settings.failureThreshold, cooldown: settings.cooldown, now: Date.now })
   let pending = 0
   let lastFailed = false
@@ -70,64 +72,66 @@ export function createGuardedCommands(settings: GuardedCommandSettings): Guarded
     return FAILED
   }
 
+  async function call(target: CommandTarget, operation: Operation, args: string[], key: string | undefined): Promise<unknown> {
+    const permit = breaker.admit()
+    if (permit === undefined) return fail(operation, 'breaker_open')
+    if (target.isReady === false) {
+      permit.settle('failure')
+      return fail(operation, 'not_ready')
+    }
+    if (pending >= maxPending) {
+      permit.settle('neutral')
+      return fail(operation, 'overloaded')
+    }
+    pending++
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<typeof FAILED>((resolve) => {
+      // Past the deadline, one more turn of the event loop: a reply that arrived while the
+      // loop was busy elsewhere (its poll phase comes after the timers) still counts.
+      timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            resolve(FAILED)
+          }),
+        timeout,
+      )
+    })
+    let sent: Promise<unknown>
+    try {
+      sent = target.sendCommand(args, key)
+    } catch (error) {
+      sent = Promise.reject(error)
+    }
+    // Pending counts until the client itself settles the call, past the deadline too: a
+    // frozen Redis holds them, and the bound keeps them from piling up.
+    const settled = sent.then(
+      (reply) => ({ reply }),
+      (error: unknown) => ({ error }),
+    )
+    void settled.finally(() => pending--)
+    const outcome = await Promise.race([settled, deadline])
+    clearTimeout(timer)
+    if (outcome === FAILED) {
+      permit.settle('failure')
+      return fail(operation, 'timeout')
+    }
+    if ('error' in outcome) {
+      // An error reply (a script error, a wrong type) proves Redis answers: not a breaker failure.
+      const replied = isErrorReply(outcome.error)
+      permit.settle(replied ? 'neutral' : 'failure')
+      return fail(operation, replied ? 'reply_error' : errorCode(outcome.error))
+    }
+    permit.settle('success')
+    lastFailed = false
+    return outcome.reply
+  }
+
   return {
     get unreachable() {
       return lastFailed || breaker.state === 'open'
     },
-
-    async send(operation, args) {
-      const permit = breaker.admit()
-      if (permit === undefined) return fail(operation, 'breaker_open')
-      if (client.isReady === false) {
-        permit.settle('failure')
-        return fail(operation, 'not_ready')
-      }
-      if (pending >= maxPending) {
-        permit.settle('neutral')
-        return fail(operation, 'overloaded')
-      }
-      pending++
-      let timer: NodeJS.Timeout | undefined
-      const deadline = new Promise<typeof FAILED>((resolve) => {
-        // Past the deadline, one more turn of the event loop: a reply that arrived while the
-        // loop was busy elsewhere (its poll phase comes after the timers) still counts.
-        timer = setTimeout(
-          () =>
-            setImmediate(() => {
-              resolve(FAILED)
-            }),
-          timeout,
-        )
-      })
-      let call: Promise<unknown>
-      try {
-        call = client.sendCommand(args)
-      } catch (error) {
-        call = Promise.reject(error)
-      }
-      // Pending counts until the client itself settles the call, past the deadline too: a
-      // frozen Redis holds them, and the bound keeps them from piling up.
-      const settled = call.then(
-        (reply) => ({ reply }),
-        (error: unknown) => ({ error }),
-      )
-      void settled.finally(() => pending--)
-      const outcome = await Promise.race([settled, deadline])
-      clearTimeout(timer)
-      if (outcome === FAILED) {
-        permit.settle('failure')
-        return fail(operation, 'timeout')
-      }
-      if ('error' in outcome) {
-        // An error reply (a script error, a wrong type) proves Redis answers: not a breaker failure.
-        const replied = isErrorReply(outcome.error)
-        permit.settle(replied ? 'neutral' : 'failure')
-        return fail(operation, replied ? 'reply_error' : errorCode(outcome.error))
-      }
-      permit.settle('success')
-      lastFailed = false
-      return outcome.reply
-    },
+    send: (operation, args, key) => call(connection, operation, args, key),
+    sendTo: (target, operation, args) => call(target, operation, args, undefined),
   }
 }
 

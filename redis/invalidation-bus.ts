@@ -11,7 +11,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { SharedCacheSignal } from '../src/shared-cache.js'
-import type { RedisClientLike, RedisSubscriberLike } from './client.js'
+import type { RedisSubscriberLike } from './client.js'
+import type { TierConnection } from './connection.js'
 import { errorCode } from './guarded-commands.js'
 import { TOKEN_ID_BYTES } from './keys.js'
 
@@ -40,7 +41,7 @@ export interface InvalidationBus {
  * ```
  */
 export function createInvalidationBus(
-  client: RedisClientLike,
+  client: Pick<TierConnection, 'duplicate'>,
   channel: string,
   emit: (signal: SharedCacheSignal) => void,
   onError: (code: string) => void,

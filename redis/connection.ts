@@ -1,0 +1,207 @@
+/**
+ * The app's client, whatever its kind, as one shape the tier talks to: a plain node-redis
+ * client, a node-redis cluster client (`createCluster`), a node-redis sentinel client
+ * (`createSentinel`), or an adapted client ({@link RedisClientLike}, such as ioredis or
+ * ioredis's `Cluster` through docs/redis.md's adapters). The kind is detected from the
+ * client's own members; nothing to configure.
+ *
+ * What differs between the kinds is where a command goes: a cluster client routes each
+ * command by its first key (every command of the tier names keys of one token, so of one
+ * slot; the client follows `MOVED` and `ASK` itself), and `invalidate()` of every token must
+ * SCAN each master, since a SCAN sees one node's keys only.
+ *
+ * @module
+ */
+import type { RedisClientLike, RedisNodeLike, RedisSubscriberLike } from './client.js'
+
+/** Where a command goes: to one server, routed by the key when the deployment is a cluster. */
+export interface CommandTarget {
+  /** `false` while not connected (the command is then not handed over); `undefined` when unknown. */
+  readonly isReady: boolean | undefined
+  /** Sends one command; `key` is the first key it names (for a cluster's routing). */
+  sendCommand(args: string[], key: string | undefined): Promise<unknown>
+}
+
+/**
+ * The app's client as the tier uses it.
+ *
+ * @example
+ * ```ts
+ * const connection = tierConnection(settings.client)
+ * await connection.sendCommand(['GET', key], key)
+ * ```
+ */
+export interface TierConnection extends CommandTarget {
+  /** `'cluster'` when commands are routed by key and keys spread over several masters. */
+  readonly kind: 'single' | 'cluster' | 'sentinel'
+  /** Each master now (one for a single server or a Sentinel setup), for SCAN and UNLINK of what it holds. */
+  masters(): readonly CommandTarget[]
+  /** A new, unconnected connection for the tier's subscription, which the tier opens and closes. */
+  duplicate(): RedisSubscriberLike
+}
+
+/** The members of a node-redis cluster client (`createCluster`) the tier uses. */
+interface NodeRedisCluster {
+  readonly isReady: boolean
+  readonly masters: readonly { readonly client?: { readonly isReady: boolean } }[]
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>
+  nodeClient(node: unknown): Promise<{ sendCommand(args: string[]): Promise<unknown> }>
+  duplicate(): NodeRedisEmitter & {
+    subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
+    connect(): Promise<unknown>
+    destroy(): unknown
+  }
+}
+
+/** The members of a node-redis sentinel client (`createSentinel`) the tier uses. */
+interface NodeRedisSentinel {
+  readonly isReady: boolean
+  sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>
+  getMasterNode(): unknown
+  duplicate(): NodeRedisEmitter & {
+    subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
+    connect(): Promise<unknown>
+    destroy(): unknown
+  }
+}
+
+interface NodeRedisEmitter {
+  on(event: string, listener: (...args: unknown[]) => void): unknown
+}
+
+/**
+ * Whether `client` is a node-redis cluster client: it has the cluster's `masters` list and
+ * `nodeClient()`.
+ */
+function isNodeRedisCluster(client: object): client is NodeRedisCluster {
+  const candidate = client as Partial<Record<'masters' | 'nodeClient' | 'sendCommand', unknown>>
+  return Array.isArray(candidate.masters) && typeof candidate.nodeClient === 'function' && typeof candidate.sendCommand === 'function'
+}
+
+/** Whether `client` is a node-redis sentinel client: it has `getMasterNode()` and `getSentinelNode()`. */
+function isNodeRedisSentinel(client: object): client is NodeRedisSentinel {
+  const candidate = client as Partial<Record<'getMasterNode' | 'getSentinelNode' | 'sendCommand', unknown>>
+  return (
+    typeof candidate.getMasterNode === 'function' && typeof candidate.getSentinelNode === 'function' && typeof candidate.sendCommand === 'function'
+  )
+}
+
+/**
+ * Whether `client` is one of node-redis's own kinds the tier recognises besides a plain
+ * client (checked before the plain client's shape, which a cluster client would also pass).
+ *
+ * @example
+ * ```ts
+ * if (isNodeRedisTopologyClient(value)) return value as RedisClientLike
+ * ```
+ */
+export function isNodeRedisTopologyClient(client: object): boolean {
+  return isNodeRedisCluster(client) || isNodeRedisSentinel(client)
+}
+
+/**
+ * The {@link TierConnection} of a client that passed `redisClientOption`.
+ *
+ * @example
+ * ```ts
+ * const connection = tierConnection(client)
+ * ```
+ */
+export function tierConnection(client: RedisClientLike): TierConnection {
+  if (isNodeRedisCluster(client)) return clusterConnection(client)
+  if (isNodeRedisSentinel(client)) return sentinelConnection(client)
+  return adaptedConnection(client)
+}
+
+function clusterConnection(cluster: NodeRedisCluster): TierConnection {
+  return {
+    kind: 'cluster',
+    get isReady() {
+      return cluster.isReady
+    },
+    sendCommand: (args, key) => cluster.sendCommand(key, false, args),
+    masters: () =>
+      cluster.masters.map((master) => ({
+        get isReady() {
+          return master.client?.isReady
+        },
+        sendCommand: async (args: string[]) => (await cluster.nodeClient(master)).sendCommand(args),
+      })),
+    // Any node back after an outage may be the one the subscription was on: count it as a comeback.
+    duplicate: () => reconnectAware(cluster.duplicate(), 'node-error', { event: 'node-ready', when: () => true }),
+  }
+}
+
+function sentinelConnection(sentinel: NodeRedisSentinel): TierConnection {
+  const connection: TierConnection = {
+    kind: 'sentinel',
+    get isReady() {
+      return sentinel.isReady
+    },
+    sendCommand: (args) => sentinel.sendCommand(false, args),
+    masters: () => [connection],
+    // A failover moves the subscription to the new master: messages sent meanwhile are missed.
+    duplicate: () => reconnectAware(sentinel.duplicate(), 'error', { event: 'topology-change', when: isMasterChange }),
+  }
+  return connection
+}
+
+function adaptedConnection(client: RedisClientLike): TierConnection {
+  const target = (node: RedisNodeLike): CommandTarget => ({
+    get isReady() {
+      return node.isReady
+    },
+    sendCommand: (args) => node.sendCommand(args),
+  })
+  const connection: TierConnection = {
+    kind: client.masters === undefined ? 'single' : 'cluster',
+    get isReady() {
+      return client.isReady
+    },
+    sendCommand: (args) => client.sendCommand(args),
+    masters: () => (client.masters === undefined ? [connection] : client.masters().map(target)),
+    duplicate: () => client.duplicate(),
+  }
+  return connection
+}
+
+function isMasterChange(event: unknown): boolean {
+  return (event as { type?: unknown } | undefined)?.type === 'MASTER_CHANGE'
+}
+
+/**
+ * A node-redis cluster or sentinel client as a {@link RedisSubscriberLike}. Their connection
+ * errors and comebacks come as other events (`node-error`; `node-ready`, a master change),
+ * which are told as `error` and `ready`. `ready` is told once when the subscription is up,
+ * then at each comeback: the connections made at the start are not comebacks.
+ */
+function reconnectAware(
+  client: ReturnType<NodeRedisCluster['duplicate']>,
+  errorEvent: string,
+  comeback: { event: string; when: (detail: unknown) => boolean },
+): RedisSubscriberLike {
+  let subscribed = false
+  const readyListeners: (() => void)[] = []
+  client.on(comeback.event, (detail) => {
+    if (subscribed && comeback.when(detail)) for (const listener of readyListeners) listener()
+  })
+  return {
+    on(event, listener) {
+      if (event === 'ready') readyListeners.push(() => listener())
+      else {
+        client.on('error', (error) => listener(error))
+        if (errorEvent !== 'error') client.on(errorEvent, (error) => listener(error))
+      }
+      return this
+    },
+    connect: () => client.connect(),
+    async subscribe(channel, listener) {
+      await client.subscribe(channel, listener)
+      subscribed = true
+      for (const ready of readyListeners) ready()
+    },
+    destroy() {
+      void Promise.resolve(client.destroy()).catch(() => {})
+    },
+  }
+}
