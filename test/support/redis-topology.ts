@@ -15,6 +15,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { createClient } from 'redis'
 
 const run = promisify(execFile)
 
@@ -251,5 +252,33 @@ export async function startRedisSentinel(): Promise<RedisSentinelFixture> {
       await Promise.all(all().map((node) => node.kill()))
       rmSync(dir, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * Every key a node holds with its raw value (strings as they are, sets as their members
+ * joined by spaces): the view of anyone who can read that node.
+ *
+ * @example
+ * ```ts
+ * for (const node of cluster.masters) for (const { key, value } of await everyKeyOn(node.url)) check(key, value)
+ * ```
+ */
+export async function everyKeyOn(url: string): Promise<{ key: string; value: string }[]> {
+  const client = createClient({ url })
+  client.on('error', () => {})
+  await client.connect()
+  try {
+    const found: { key: string; value: string }[] = []
+    for await (const keys of client.scanIterator({ MATCH: '*', COUNT: 500 })) {
+      for (const key of keys) {
+        const type = await client.type(key)
+        const value = type === 'set' ? (await client.sMembers(key)).join(' ') : type === 'string' ? String(await client.get(key)) : type
+        found.push({ key, value })
+      }
+    }
+    return found
+  } finally {
+    client.destroy()
   }
 }
