@@ -10,7 +10,7 @@
  * @module
  */
 import { InvalidOptionError } from '../src/errors.js'
-import { isNodeRedisTopologyClient } from './connection.js'
+import { isNodeRedisTopologyClient, type NodeRedisClusterLike, type NodeRedisSentinelLike } from './connection.js'
 
 /**
  * A connection the tier subscribes with: made by {@link RedisClientLike.duplicate}, opened and
@@ -91,7 +91,7 @@ export interface RedisClientLike {
  * const client = redisClientOption(options.client)
  * ```
  */
-export function redisClientOption(value: unknown): RedisClientLike {
+export function redisClientOption(value: unknown): RedisClientLike | NodeRedisClusterLike | NodeRedisSentinelLike {
   const candidate = value as Partial<RedisClientLike> | null | undefined
   if (typeof candidate !== 'object' || candidate === null) {
     throw new InvalidOptionError('client', 'must be a connected Redis client (node-redis, or one adapted as docs/redis.md shows)')
@@ -109,7 +109,8 @@ export function redisClientOption(value: unknown): RedisClientLike {
       'must have sendCommand() and duplicate() (node-redis does; adapt other clients as docs/redis.md shows)',
     )
   }
-  if (candidate.masters !== undefined && typeof candidate.masters !== 'function' && !isNodeRedisTopologyClient(candidate)) {
+  if (isNodeRedisTopologyClient(candidate)) return candidate as unknown as NodeRedisClusterLike | NodeRedisSentinelLike
+  if (candidate.masters !== undefined && typeof candidate.masters !== 'function') {
     throw new InvalidOptionError('client', 'has a masters member that is not a function (see RedisClientLike in docs/redis.md)')
   }
   return candidate as RedisClientLike

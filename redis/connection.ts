@@ -40,49 +40,66 @@ export interface TierConnection extends CommandTarget {
   duplicate(): RedisSubscriberLike
 }
 
-/** The members of a node-redis cluster client (`createCluster`) the tier uses. */
-interface NodeRedisCluster {
+/**
+ * A node-redis cluster client (`createCluster` of the `redis` package, major 5 or 6), as far
+ * as the tier uses it: pass it as it is.
+ *
+ * @example
+ * ```ts
+ * import { createCluster } from 'redis'
+ * const client: NodeRedisClusterLike = await createCluster({ rootNodes: [{ url: 'redis://10.0.0.1:6379' }] }).connect()
+ * ```
+ */
+export interface NodeRedisClusterLike {
   readonly isReady: boolean
-  readonly masters: readonly { readonly client?: { readonly isReady: boolean } }[]
+  readonly masters: readonly { readonly client?: { readonly isReady: boolean } | undefined }[]
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>
-  nodeClient(node: unknown): Promise<{ sendCommand(args: string[]): Promise<unknown> }>
-  duplicate(): NodeRedisEmitter & {
-    subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
-    connect(): Promise<unknown>
-    destroy(): unknown
-  }
+  nodeClient(node: never): Promise<{ sendCommand(args: string[]): Promise<unknown> }>
+  duplicate(): NodeRedisSubscriber
 }
 
-/** The members of a node-redis sentinel client (`createSentinel`) the tier uses. */
-interface NodeRedisSentinel {
+/**
+ * A node-redis sentinel client (`createSentinel` of the `redis` package, major 5 or 6), as
+ * far as the tier uses it: pass it as it is.
+ *
+ * @example
+ * ```ts
+ * import { createSentinel } from 'redis'
+ * const client: NodeRedisSentinelLike = await createSentinel({ name: 'mymaster', sentinelRootNodes: [{ host: '10.0.0.1', port: 26379 }] }).connect()
+ * ```
+ */
+export interface NodeRedisSentinelLike {
   readonly isReady: boolean
   sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>
   getMasterNode(): unknown
-  duplicate(): NodeRedisEmitter & {
-    subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
-    connect(): Promise<unknown>
-    destroy(): unknown
-  }
+  getSentinelNode(): unknown
+  duplicate(): NodeRedisSubscriber
 }
 
-interface NodeRedisEmitter {
+/** What the tier does with a duplicate of a node-redis cluster or sentinel client. */
+interface NodeRedisSubscriber {
   on(event: string, listener: (...args: unknown[]) => void): unknown
+  subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
+  connect(): Promise<unknown>
+  destroy(): unknown
 }
 
 /**
  * Whether `client` is a node-redis cluster client: it has the cluster's `masters` list and
  * `nodeClient()`.
  */
-function isNodeRedisCluster(client: object): client is NodeRedisCluster {
+function isNodeRedisCluster(client: object): client is NodeRedisClusterLike {
   const candidate = client as Partial<Record<'masters' | 'nodeClient' | 'sendCommand', unknown>>
   return Array.isArray(candidate.masters) && typeof candidate.nodeClient === 'function' && typeof candidate.sendCommand === 'function'
 }
 
 /** Whether `client` is a node-redis sentinel client: it has `getMasterNode()` and `getSentinelNode()`. */
-function isNodeRedisSentinel(client: object): client is NodeRedisSentinel {
+function isNodeRedisSentinel(client: object): client is NodeRedisSentinelLike {
   const candidate = client as Partial<Record<'getMasterNode' | 'getSentinelNode' | 'sendCommand', unknown>>
   return (
-    typeof candidate.getMasterNode === 'function' && typeof candidate.getSentinelNode === 'function' && typeof candidate.sendCommand === 'function'
+    typeof candidate.getMasterNode === 'function' &&
+    typeof candidate.getSentinelNode === 'function' &&
+    typeof candidate.sendCommand === 'function'
   )
 }
 
@@ -107,13 +124,13 @@ export function isNodeRedisTopologyClient(client: object): boolean {
  * const connection = tierConnection(client)
  * ```
  */
-export function tierConnection(client: RedisClientLike): TierConnection {
+export function tierConnection(client: RedisClientLike | NodeRedisClusterLike | NodeRedisSentinelLike): TierConnection {
   if (isNodeRedisCluster(client)) return clusterConnection(client)
   if (isNodeRedisSentinel(client)) return sentinelConnection(client)
   return adaptedConnection(client)
 }
 
-function clusterConnection(cluster: NodeRedisCluster): TierConnection {
+function clusterConnection(cluster: NodeRedisClusterLike): TierConnection {
   return {
     kind: 'cluster',
     get isReady() {
@@ -125,14 +142,14 @@ function clusterConnection(cluster: NodeRedisCluster): TierConnection {
         get isReady() {
           return master.client?.isReady
         },
-        sendCommand: async (args: string[]) => (await cluster.nodeClient(master)).sendCommand(args),
+        sendCommand: async (args: string[]) => (await cluster.nodeClient(master as never)).sendCommand(args),
       })),
     // Any node back after an outage may be the one the subscription was on: count it as a comeback.
     duplicate: () => reconnectAware(cluster.duplicate(), 'node-error', { event: 'node-ready', when: () => true }),
   }
 }
 
-function sentinelConnection(sentinel: NodeRedisSentinel): TierConnection {
+function sentinelConnection(sentinel: NodeRedisSentinelLike): TierConnection {
   const connection: TierConnection = {
     kind: 'sentinel',
     get isReady() {
@@ -176,21 +193,23 @@ function isMasterChange(event: unknown): boolean {
  * then at each comeback: the connections made at the start are not comebacks.
  */
 function reconnectAware(
-  client: ReturnType<NodeRedisCluster['duplicate']>,
+  client: NodeRedisSubscriber,
   errorEvent: string,
   comeback: { event: string; when: (detail: unknown) => boolean },
 ): RedisSubscriberLike {
   let subscribed = false
-  const readyListeners: (() => void)[] = []
+  const readyListeners: ((error?: unknown) => void)[] = []
   client.on(comeback.event, (detail) => {
     if (subscribed && comeback.when(detail)) for (const listener of readyListeners) listener()
   })
   return {
     on(event, listener) {
-      if (event === 'ready') readyListeners.push(() => listener())
-      else {
-        client.on('error', (error) => listener(error))
-        if (errorEvent !== 'error') client.on(errorEvent, (error) => listener(error))
+      const events = event === 'ready' ? [] : errorEvent === 'error' ? ['error'] : ['error', errorEvent]
+      if (event === 'ready') readyListeners.push(listener)
+      for (const name of events) {
+        client.on(name, (error) => {
+          listener(error)
+        })
       }
       return this
     },

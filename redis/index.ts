@@ -17,5 +17,6 @@
  * @module
  */
 export { createRedisCache } from './cache.js'
-export type { RedisClientLike, RedisSubscriberLike } from './client.js'
+export type { RedisClientLike, RedisNodeLike, RedisSubscriberLike } from './client.js'
+export type { NodeRedisClusterLike, NodeRedisSentinelLike } from './connection.js'
 export type { RedisCacheOptions } from './options.js'

@@ -7,6 +7,7 @@
 import { InvalidOptionError } from '../src/errors.js'
 import { integerOption, objectOption } from '../src/option-checks.js'
 import { redisClientOption, type RedisClientLike } from './client.js'
+import type { NodeRedisClusterLike, NodeRedisSentinelLike } from './connection.js'
 
 /**
  * Options of `createRedisCache()`.
@@ -17,8 +18,12 @@ import { redisClientOption, type RedisClientLike } from './client.js'
  * ```
  */
 export interface RedisCacheOptions {
-  /** A connected node-redis client (or an adapted one, see docs/redis.md). The app owns it. */
-  client: RedisClientLike
+  /**
+   * A connected node-redis client: plain (`createClient`), cluster (`createCluster`) or
+   * sentinel (`createSentinel`), detected; or an adapted one (ioredis, ioredis's `Cluster`:
+   * see docs/redis.md). The app owns it.
+   */
+  client: RedisClientLike | NodeRedisClusterLike | NodeRedisSentinelLike
   /**
    * The secret every instance shares: keys are HMACs of tokens under it and values are
    * encrypted under it. At least 32 bytes (a string of 32 or more characters, or a Buffer),
@@ -45,7 +50,7 @@ export interface RedisCacheOptions {
 
 /** {@link RedisCacheOptions}, validated, with the defaults filled in. */
 export interface RedisCacheSettings {
-  readonly client: RedisClientLike
+  readonly client: RedisClientLike | NodeRedisClusterLike | NodeRedisSentinelLike
   readonly secret: Buffer
   readonly prefix: string
   readonly timeout: number

@@ -13,7 +13,7 @@ import { fromIoredisCluster } from '../../examples/redis/ioredis-cluster-client.
 import { InvalidOptionError, InvalidTokenError } from '../../src/errors.js'
 import { createMembershipResolver, group, type MembershipResolver } from '../../src/index.js'
 import type { SharedCache, SharedCacheSignal } from '../../src/shared-cache.js'
-import { createRedisCache, type RedisClientLike } from '../../redis/index.js'
+import { createRedisCache, type RedisCacheOptions } from '../../redis/index.js'
 import { ADHOC_GROUP_ID, ORG_ID, SCHOOL_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
 import { everyKeyOn, redisCli, startRedisCluster, type RedisClusterFixture } from '../support/redis-topology.js'
 
@@ -38,13 +38,13 @@ interface Instance {
 }
 
 /** `timeout`: the tier's deadline; far above a loaded machine's stalls unless the test is about faults. */
-async function instance(timeout = 2_000, client?: RedisClientLike): Promise<Instance> {
+async function instance(timeout = 2_000, client?: RedisCacheOptions['client']): Promise<Instance> {
   let own = client
   if (own === undefined) {
     const made = newClusterClient()
     await made.connect()
     cleanups.push(() => made.destroy())
-    own = made as unknown as RedisClientLike
+    own = made
   }
   const tier = createRedisCache({ client: own, secret: SECRET, timeout, breaker: { failureThreshold: 1_000 } })
   const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, sharedCache: tier })

@@ -3,7 +3,9 @@
  * shared Redis tier behind a tiny HTTP API on a free loopback port, printed as
  * `listening <url>` on stdout. Reads REDIS_URL, BASE_URL and VOOT_CACHE_SECRET from the
  * environment (REDIS_TIMEOUT: the tier's deadline; NO_TIER=1: no shared tier, for the bench's
- * baseline); SIGTERM closes it.
+ * baseline); SIGTERM closes it. Instead of REDIS_URL, REDIS_CLUSTER (`<url>,<url>,…`, the
+ * root nodes) makes it a node-redis cluster client, and REDIS_SENTINEL
+ * (`<master name>@<host>:<port>,<host>:<port>,…`) a sentinel client.
  *
  *   GET  /groups             -> the token's groups (me/groups)
  *   GET  /check?group=<id>   -> { outcome: 'allowed' | 'denied' | 'invalid' | 'error <status>' }
@@ -12,13 +14,31 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createClient } from 'redis'
-import { createRedisCache } from '../../redis/index.js'
+import { createClient, createCluster, createSentinel } from 'redis'
+import { createRedisCache, type RedisClientLike } from '../../redis/index.js'
 import { InvalidTokenError } from '../../src/errors.js'
 import { createMembershipResolver, group } from '../../src/index.js'
 
 const withTier = process.env.NO_TIER !== '1'
-const client = createClient({ url: process.env.REDIS_URL ?? '', disableOfflineQueue: true })
+/** Every connection the app makes: no offline queue, a quick reconnection. */
+const nodeOptions = { disableOfflineQueue: true, socket: { reconnectStrategy: () => 50, connectTimeout: 500 } }
+
+function makeClient() {
+  const { REDIS_CLUSTER: cluster, REDIS_SENTINEL: sentinel } = process.env
+  if (cluster !== undefined && cluster !== '') {
+    return createCluster({ rootNodes: cluster.split(',').map((url) => ({ url })), defaults: nodeOptions })
+  }
+  if (sentinel !== undefined && sentinel !== '') {
+    const [name = '', nodes = ''] = sentinel.split('@')
+    const sentinelRootNodes = nodes.split(',').map((address) => {
+      const [host = '', port = ''] = address.split(':')
+      return { host, port: Number(port) }
+    })
+    return createSentinel({ name, sentinelRootNodes, nodeClientOptions: nodeOptions })
+  }
+  return createClient({ url: process.env.REDIS_URL ?? '', ...nodeOptions })
+}
+const client = makeClient()
 client.on('error', () => {})
 if (withTier) await client.connect()
 const timeout = process.env.REDIS_TIMEOUT === undefined ? {} : { timeout: Number(process.env.REDIS_TIMEOUT) }
@@ -63,5 +83,5 @@ process.once('SIGTERM', () => {
   void resolver
     .close()
     .then(() => tier?.close())
-    .then(() => (withTier ? client.close() : undefined))
+    .then(() => (withTier ? client.destroy() : undefined))
 })
