@@ -9,6 +9,11 @@
  * - Redis up, frozen (SIGSTOP) and stopped: throughput, p99 and 503s;
  * - bytes per token in Redis (`MEMORY USAGE`).
  *
+ * `--cluster` runs the same on a Redis Cluster of three masters (node-redis cluster clients),
+ * with a master killed during one load and restarted after it; `--sentinel` behind Sentinel
+ * (a master, a replica, three sentinels; node-redis sentinel clients), with the master
+ * killed during one load (a failover) and restarted after it as a replica.
+ *
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -18,7 +23,8 @@ import { createClient } from 'redis'
 import { Agent, request } from 'undici'
 import { createRedisCache } from '../redis/index.js'
 import { ORG_ID, startEmulator, type Emulator } from '../testing/index.js'
-import { startRedisServer, type RedisServer } from '../demo/redis-server.js'
+import { startRedisServer } from '../demo/redis-server.js'
+import { startRedisCluster, startRedisSentinel } from '../test/support/redis-topology.js'
 import { formatMs, formatRatio, percentileOfSorted, sortedCopy } from './stats.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -31,10 +37,82 @@ const UPSTREAM_LATENCY = 20
 const dispatcher = new Agent({ connections: CONCURRENCY * 2 })
 const CHECK = `/check?group=${encodeURIComponent(ORG_ID)}`
 
-async function startInstance(redis: RedisServer, emulator: Emulator, withTier: boolean): Promise<{ url: string; child: ChildProcess }> {
+/** A Redis deployment under test: how instances find it, and the faults run on it. */
+interface Deployment {
+  readonly name: string
+  /** REDIS_URL, REDIS_CLUSTER or REDIS_SENTINEL for test/support/fleet-instance.ts. */
+  readonly env: Record<string, string>
+  /** Each fault: begun before a load, ended after it (Redis up again). */
+  readonly faults: readonly { readonly name: string; begin(): Promise<void>; end(): Promise<void> }[]
+  /** The URL of a plain server holding every key, for `MEMORY USAGE` (single node only). */
+  readonly singleUrl?: string
+  stop(): Promise<void>
+}
+
+async function startDeployment(kind: string): Promise<Deployment> {
+  if (kind === 'cluster') {
+    const cluster = await startRedisCluster()
+    const victim = cluster.masters[1]!
+    return {
+      name: 'Redis Cluster, three masters',
+      env: { REDIS_CLUSTER: cluster.rootNodes.map(({ url }) => url).join(',') },
+      faults: [
+        {
+          name: 'a master killed',
+          begin: () => victim.kill(),
+          end: async () => {
+            await victim.start()
+            await cluster.healthy()
+          },
+        },
+      ],
+      stop: () => cluster.stop(),
+    }
+  }
+  if (kind === 'sentinel') {
+    const sentinel = await startRedisSentinel()
+    let victim = await sentinel.master()
+    return {
+      name: 'Sentinel: a master, a replica, three sentinels',
+      env: { REDIS_SENTINEL: `${sentinel.name}@${sentinel.sentinelRootNodes.map(({ host, port }) => `${host}:${port}`).join(',')}` },
+      faults: [
+        {
+          name: 'the master killed (failover)',
+          begin: async () => {
+            victim = await sentinel.master()
+            await victim.kill()
+          },
+          end: () => victim.start(),
+        },
+      ],
+      stop: () => sentinel.stop(),
+    }
+  }
+  const server = await startRedisServer()
+  return {
+    name: 'one redis-server',
+    env: { REDIS_URL: server.url },
+    singleUrl: server.url,
+    faults: [
+      {
+        name: 'frozen',
+        begin: () => Promise.resolve(server.freeze()),
+        end: () => Promise.resolve(server.thaw()),
+      },
+      {
+        name: 'stopped',
+        begin: () => server.stop(),
+        end: () => server.start(),
+      },
+    ],
+    stop: () => server.stop(),
+  }
+}
+
+async function startInstance(deployment: Deployment, emulator: Emulator, withTier: boolean): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/fleet-instance.ts'], {
     cwd: ROOT,
-    env: { ...process.env, REDIS_URL: redis.url, BASE_URL: emulator.baseUrl, VOOT_CACHE_SECRET: SECRET, NO_TIER: withTier ? '0' : '1' },
+    env: { ...process.env, ...deployment.env, BASE_URL: emulator.baseUrl, VOOT_CACHE_SECRET: SECRET, NO_TIER: withTier ? '0' : '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let output = ''
@@ -100,8 +178,8 @@ function rotation(urls: readonly string[], tokens: readonly string[]): (readonly
   return requests
 }
 
-async function fleetRun(redis: RedisServer, emulator: Emulator, withTier: boolean): Promise<Record<string, string>> {
-  const started = await Promise.all(Array.from({ length: INSTANCES }, () => startInstance(redis, emulator, withTier)))
+async function fleetRun(deployment: Deployment, emulator: Emulator, withTier: boolean): Promise<Record<string, string>> {
+  const started = await Promise.all(Array.from({ length: INSTANCES }, () => startInstance(deployment, emulator, withTier)))
   const urls = started.map(({ url }) => url)
   try {
     const tokens = Array.from({ length: TOKENS }, (_, i) => emulator.issueToken(i % 2 === 0 ? 'alice' : 'bob'))
@@ -134,27 +212,23 @@ async function fleetRun(redis: RedisServer, emulator: Emulator, withTier: boolea
     const p = (name: string, at: number): number => percentileOfSorted(sortedCopy(classes[name]!), at)
     row['p50 l1/l2/upstream ms'] = `${formatMs(p('l1', 50))} / ${formatMs(p('l2', 50))} / ${formatMs(p('upstream', 50))}`
     row['p99 l1/l2/upstream ms'] = `${formatMs(p('l1', 99))} / ${formatMs(p('l2', 99))} / ${formatMs(p('upstream', 99))}`
-    // Redis frozen, then stopped: the same load, fresh tokens.
-    for (const fault of ['up', 'frozen', 'stopped'] as const) {
-      if (fault === 'frozen') redis.freeze()
-      if (fault === 'stopped') {
-        redis.thaw()
-        await redis.stop()
-      }
+    // Redis up, then each fault of the deployment: the same load, fresh tokens.
+    for (const fault of [undefined, ...deployment.faults]) {
+      await fault?.begin()
       const faultTokens = Array.from({ length: TOKENS / 2 }, () => emulator.issueToken('bob'))
       const faulted = await load(rotation(urls, faultTokens))
-      row[`redis ${fault}: requests/s, p99 ms, outcomes`] = `${faulted.rps.toFixed(0)}, ${formatMs(faulted.p99)}, ${JSON.stringify(faulted.outcomes)}`
+      await fault?.end()
+      row[`redis ${fault?.name ?? 'up'}: requests/s, p99 ms, outcomes`] =
+        `${faulted.rps.toFixed(0)}, ${formatMs(faulted.p99)}, ${JSON.stringify(faulted.outcomes)}`
     }
-    redis.thaw()
-    await redis.start()
     return row
   } finally {
     await stopAll(started.map(({ child }) => child))
   }
 }
 
-async function bytesPerToken(redis: RedisServer): Promise<number> {
-  const client = createClient({ url: redis.url })
+async function bytesPerToken(url: string): Promise<number> {
+  const client = createClient({ url })
   await client.connect()
   const tier = createRedisCache({ client, secret: SECRET })
   const groups = [{ id: ORG_ID, displayName: 'Example University', type: 'fc:org', membership: { basic: 'member' } }]
@@ -173,17 +247,24 @@ async function bytesPerToken(redis: RedisServer): Promise<number> {
   return bytes / 100
 }
 
-const redis = await startRedisServer()
+const kind = process.argv.includes('--cluster') ? 'cluster' : process.argv.includes('--sentinel') ? 'sentinel' : 'single'
+const deployment = await startDeployment(kind)
 const emulator = await startEmulator({ latency: UPSTREAM_LATENCY })
 try {
-  const without = await fleetRun(redis, emulator, false)
-  const withTier = await fleetRun(redis, emulator, true)
-  console.log(`Fleet: ${INSTANCES} instance processes, ${TOKENS} tokens each asked ${ROUNDS}x per instance, round-robin, ${CONCURRENCY} at a time, upstream latency ${UPSTREAM_LATENCY} ms`)
+  const without = await fleetRun(deployment, emulator, false)
+  const withTier = await fleetRun(deployment, emulator, true)
+  console.log(
+    `Fleet on ${deployment.name}: ${INSTANCES} instance processes, ${TOKENS} tokens each asked ${ROUNDS}x per instance, round-robin, ${CONCURRENCY} at a time, upstream latency ${UPSTREAM_LATENCY} ms`,
+  )
   console.log('without the tier:', without)
   console.log('with the tier:   ', withTier)
-  console.log(`bytes per token in Redis (me/groups of one group + one membership, MEMORY USAGE): ${(await bytesPerToken(redis)).toFixed(0)}`)
+  if (deployment.singleUrl !== undefined) {
+    console.log(
+      `bytes per token in Redis (me/groups of one group + one membership, MEMORY USAGE): ${(await bytesPerToken(deployment.singleUrl)).toFixed(0)}`,
+    )
+  }
 } finally {
   await emulator.close()
-  await redis.stop()
+  await deployment.stop()
   await dispatcher.close()
 }
