@@ -17,7 +17,10 @@
  *
  * With SOAK_REDIS=1 (`npm run soak:redis`), the guard also has the shared Redis tier on a
  * redis-server of its own that is frozen (SIGSTOP), stopped and restarted in turns during
- * the run: Redis faults must change no answer.
+ * the run: Redis faults must change no answer. SOAK_REDIS=cluster (`npm run
+ * soak:redis-cluster`) does the same on a three-master Redis Cluster whose masters are
+ * killed and restarted in turn, and SOAK_REDIS=sentinel (`npm run soak:redis-sentinel`)
+ * behind Sentinel, its master killed (a failover) again and again.
  *
  * Exits 0 when all hold, 1 otherwise, printing a short report either way.
  */
@@ -94,7 +97,8 @@ async function receive<T>(type: string): Promise<T> {
 }
 
 const { baseUrl } = await receive<{ baseUrl: string }>('ready')
-const soakRedis = process.env.SOAK_REDIS === '1' ? await startSoakRedis() : undefined
+const soakRedisKind = process.env.SOAK_REDIS ?? ''
+const soakRedis = soakRedisKind === '' || soakRedisKind === '0' ? undefined : await startSoakRedis(soakRedisKind)
 
 const eventCounts = new Map<string, number>()
 const guard = createGuard({
