@@ -211,7 +211,11 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
       const message = bus.message(tokenId)
       if (tokenId !== undefined) {
         const fixed = names.fixed(tokenId)
-        await send('invalidate', fixed[0], ['EVAL', DROP_TOKEN_SCRIPT, '4', ...fixed, names.channel, message])
+        const dropped = await send('invalidate', fixed[0], ['EVAL', DROP_TOKEN_SCRIPT, '4', ...fixed, names.channel, message])
+        if (dropped !== FAILED) return
+        // The server (on a cluster, the master) holding the token is out of reach: the other
+        // instances must still drop their copies, through any master that answers.
+        for (const master of connection.masters()) if ((await sendTo(master, ['PUBLISH', names.channel, message])) !== FAILED) return
         return
       }
       // Every master at once; the message goes through one that answered (on a cluster, a

@@ -144,6 +144,30 @@ describe('Redis restarted', () => {
   })
 })
 
+describe('invalidate(token) when the token\'s server is out of reach', () => {
+  it('still tells the other instances, through a server that answers', async () => {
+    // Every script fails (as when the master holding the token is down); PUBLISH works.
+    const failingScripts: RedisClientLike = {
+      get isReady() {
+        return client.isReady
+      },
+      sendCommand: (args) => (args[0] === 'EVAL' ? Promise.reject(Object.assign(new Error('down'), { code: 'ECONNREFUSED' })) : client.sendCommand(args)),
+      duplicate: () => client.duplicate(),
+    }
+    tier = createRedisCache({ client: failingScripts, secret: SECRET })
+    const other = createRedisCache({ client, secret: SECRET })
+    const heard: SharedCacheSignal[] = []
+    other.subscribe((signal) => heard.push(signal))
+    const tokenId = tier.tokenId('token')
+    await until(async () => {
+      await tier!.invalidate(tokenId)
+      return heard.some((signal) => signal.type === 'invalidate' && signal.tokenId === tokenId)
+    })
+    expect(tier.stats().errors).toBeGreaterThan(0)
+    await other.close()
+  })
+})
+
 describe('breaker', () => {
   it('stops asking a failing Redis after failureThreshold failures, and asks again after the cool-down', async () => {
     const counted = counting()
