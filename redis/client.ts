@@ -51,9 +51,9 @@ export interface RedisNodeLike {
 }
 
 /**
- * The app's Redis client, as the tier uses it. node-redis's plain, cluster and sentinel
- * clients are recognised as they are; this is the shape an adapted client takes. The app connects it, listens for its errors,
- * and quits it; the tier never closes it.
+ * The app's Redis client, as the tier uses it: the shape an adapted client takes (node-redis's
+ * plain client has it already; its cluster and sentinel clients are recognised as they are).
+ * The app connects it, listens for its errors, and quits it; the tier never closes it.
  *
  * @example
  * ```ts

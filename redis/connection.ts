@@ -55,7 +55,7 @@ export interface NodeRedisClusterLike {
   readonly masters: readonly { readonly client?: { readonly isReady: boolean } | undefined }[]
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>
   nodeClient(node: never): Promise<{ sendCommand(args: string[]): Promise<unknown> }>
-  duplicate(): NodeRedisSubscriber
+  duplicate(): NodeRedisSubscriberLike
 }
 
 /**
@@ -73,11 +73,21 @@ export interface NodeRedisSentinelLike {
   sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>
   getMasterNode(): unknown
   getSentinelNode(): unknown
-  duplicate(): NodeRedisSubscriber
+  duplicate(): NodeRedisSubscriberLike
 }
 
-/** What the tier does with a duplicate of a node-redis cluster or sentinel client. */
-interface NodeRedisSubscriber {
+/**
+ * What the tier does with a duplicate of a node-redis cluster or sentinel client: it
+ * connects it, subscribes to its channel, listens for its errors and comebacks, and destroys it.
+ *
+ * @example
+ * ```ts
+ * const subscriber: NodeRedisSubscriberLike = cluster.duplicate()
+ * await subscriber.connect()
+ * await subscriber.subscribe('vg:invalidate', (message) => drop(message))
+ * ```
+ */
+export interface NodeRedisSubscriberLike {
   on(event: string, listener: (...args: unknown[]) => void): unknown
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
   connect(): Promise<unknown>
@@ -193,7 +203,7 @@ function isMasterChange(event: unknown): boolean {
  * then at each comeback: the connections made at the start are not comebacks.
  */
 function reconnectAware(
-  client: NodeRedisSubscriber,
+  client: NodeRedisSubscriberLike,
   errorEvent: string,
   comeback: { event: string; when: (detail: unknown) => boolean },
 ): RedisSubscriberLike {

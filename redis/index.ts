@@ -18,5 +18,5 @@
  */
 export { createRedisCache } from './cache.js'
 export type { RedisClientLike, RedisNodeLike, RedisSubscriberLike } from './client.js'
-export type { NodeRedisClusterLike, NodeRedisSentinelLike } from './connection.js'
+export type { NodeRedisClusterLike, NodeRedisSentinelLike, NodeRedisSubscriberLike } from './connection.js'
 export type { RedisCacheOptions } from './options.js'

@@ -82,6 +82,14 @@ async function keysPerMaster(): Promise<number[]> {
   return Promise.all(cluster.masters.map(async (node) => (await everyKeyOn(node.url)).filter(({ key }) => key.startsWith('vg:')).length))
 }
 
+/** Resolves once the answers' writes (which the resolver does not wait for) have landed: no lock left, `count` keys. */
+async function written(count: number): Promise<void> {
+  await eventually(async () => {
+    const keys = await Promise.all(cluster.masters.map((node) => everyKeyOn(node.url)))
+    return keys.flat().filter(({ key }) => key.startsWith('vg:') && !key.includes('}:l:')).length >= count && !keys.flat().some(({ key }) => key.includes('}:l:'))
+  })
+}
+
 beforeAll(async () => {
   cluster = await startRedisCluster()
 }, 60_000)
@@ -158,6 +166,8 @@ describe('a fleet on a Redis Cluster (node-redis createCluster)', () => {
 
     const tokens = Array.from({ length: 12 }, () => emulator.issueToken('alice'))
     for (const each of tokens) await b.resolver.groups(each)
+    // bob's me/groups, fetched again after the invalidation, and the twelve tokens'.
+    await written(tokens.length + 1)
     expect((await keysPerMaster()).filter((count) => count > 0).length).toBeGreaterThan(1)
     const heard: SharedCacheSignal[] = []
     b.tier.subscribe((signal) => heard.push(signal))
@@ -264,6 +274,7 @@ describe("ioredis's Cluster through docs/redis.md's adapter", () => {
     emulator.resetLog()
     await Promise.all(tokens.flatMap((token) => [viaIo.resolver.groups(token), viaNode.resolver.groups(token)]))
     expect(emulator.count()).toBe(tokens.length)
+    await written(tokens.length)
     const heard: SharedCacheSignal[] = []
     viaNode.tier.subscribe((signal) => heard.push(signal))
     await viaIo.tier.invalidate()
