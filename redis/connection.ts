@@ -32,8 +32,6 @@ export interface CommandTarget {
  * ```
  */
 export interface TierConnection extends CommandTarget {
-  /** `'cluster'` when commands are routed by key and keys spread over several masters. */
-  readonly kind: 'single' | 'cluster' | 'sentinel'
   /** Each master now (one for a single server or a Sentinel setup), for SCAN and UNLINK of what it holds. */
   masters(): readonly CommandTarget[]
   /** A new, unconnected connection for the tier's subscription, which the tier opens and closes. */
@@ -55,7 +53,7 @@ export interface NodeRedisClusterLike {
   readonly masters: readonly { readonly client?: { readonly isReady: boolean } | undefined }[]
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>
   nodeClient(node: never): Promise<{ sendCommand(args: string[]): Promise<unknown> }>
-  duplicate(): NodeRedisSubscriberLike
+  duplicate(overrides?: { minimizeConnections?: boolean }): NodeRedisSubscriberLike
 }
 
 /**
@@ -142,7 +140,6 @@ export function tierConnection(client: RedisClientLike | NodeRedisClusterLike | 
 
 function clusterConnection(cluster: NodeRedisClusterLike): TierConnection {
   return {
-    kind: 'cluster',
     get isReady() {
       return cluster.isReady
     },
@@ -155,13 +152,14 @@ function clusterConnection(cluster: NodeRedisClusterLike): TierConnection {
         sendCommand: async (args: string[]) => (await cluster.nodeClient(master as never)).sendCommand(args),
       })),
     // Any node back after an outage may be the one the subscription was on: count it as a comeback.
-    duplicate: () => reconnectAware(cluster.duplicate(), 'node-error', { event: 'node-ready', when: () => true }),
+    // Connections to the masters only when asked: the duplicate only subscribes.
+    duplicate: () =>
+      reconnectAware(cluster.duplicate({ minimizeConnections: true }), 'node-error', { event: 'node-ready', when: () => true }),
   }
 }
 
 function sentinelConnection(sentinel: NodeRedisSentinelLike): TierConnection {
   const connection: TierConnection = {
-    kind: 'sentinel',
     get isReady() {
       return sentinel.isReady
     },
@@ -181,7 +179,6 @@ function adaptedConnection(client: RedisClientLike): TierConnection {
     sendCommand: (args) => node.sendCommand(args),
   })
   const connection: TierConnection = {
-    kind: client.masters === undefined ? 'single' : 'cluster',
     get isReady() {
       return client.isReady
     },

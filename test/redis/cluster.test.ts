@@ -266,6 +266,10 @@ describe("ioredis's Cluster through docs/redis.md's adapter", () => {
     io.on('error', () => {})
     await new Promise((resolve) => io.once('ready', resolve))
     cleanups.push(() => io.disconnect())
+    // ioredis opens each node's connection on its first command; without an offline queue a
+    // command sent before is refused (a miss, so an upstream call): let them open first.
+    await Promise.all(io.nodes('master').map((node) => node.ping()))
+    await eventually(() => io.nodes('master').every((node) => node.status === 'ready'))
     const viaIo = await instance(2_000, fromIoredisCluster(io))
     const viaNode = await instance()
     await subscribed(viaIo.tier, viaNode.tier)
@@ -273,6 +277,7 @@ describe("ioredis's Cluster through docs/redis.md's adapter", () => {
     const tokens = Array.from({ length: 8 }, () => emulator.issueToken('alice'))
     emulator.resetLog()
     await Promise.all(tokens.flatMap((token) => [viaIo.resolver.groups(token), viaNode.resolver.groups(token)]))
+    expect(viaIo.tier.stats().errors + viaNode.tier.stats().errors).toBe(0)
     expect(emulator.count()).toBe(tokens.length)
     await written(tokens.length)
     const heard: SharedCacheSignal[] = []
