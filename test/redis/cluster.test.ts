@@ -193,14 +193,27 @@ describe('a fleet on a Redis Cluster (node-redis createCluster)', () => {
         await new Promise((resolve) => setTimeout(resolve, 5))
       }
     })()
+    await subscribed(a.tier, b.tier)
+    await subscribed(b.tier, a.tier)
+    // The victim: a master that one of the instances' subscriptions is on.
+    const clients = await Promise.all(cluster.masters.map((node) => redisCli(node.port, 'CLIENT', 'LIST')))
+    const victim = cluster.masters[clients.findIndex((list) => /\bsub=1\b/.test(list))]!
+    const dropsAll: string[] = []
+    for (const [name, { tier }] of [['a', a], ['b', b]] as const) {
+      tier.subscribe((signal) => {
+        if (signal.type === 'invalidate' && signal.tokenId === undefined) dropsAll.push(name)
+      })
+    }
     await new Promise((resolve) => setTimeout(resolve, 300))
-    await cluster.masters[1]!.kill()
+    await victim.kill()
     await new Promise((resolve) => setTimeout(resolve, 2_500))
-    await cluster.masters[1]!.start()
+    await victim.start()
     await cluster.healthy()
     running = false
     await traffic
     const results = await Promise.all(asked)
+    // Invalidations sent while a subscription was cut were missed: that instance dropped its whole L1.
+    await eventually(() => dropsAll.length > 0)
     expect(results.length).toBeGreaterThan(100)
     for (const [got, expected] of results) expect(got).toBe(expected)
     expect(a.tier.stats().errors + b.tier.stats().errors).toBeGreaterThan(0)
