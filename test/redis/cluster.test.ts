@@ -15,7 +15,7 @@ import { createMembershipResolver, group, type MembershipResolver } from '../../
 import type { SharedCache, SharedCacheSignal } from '../../src/shared-cache.js'
 import { createRedisCache, type RedisCacheOptions } from '../../redis/index.js'
 import { ADHOC_GROUP_ID, ORG_ID, SCHOOL_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
-import { everyKeyOn, redisCli, startRedisCluster, type RedisClusterFixture } from '../support/redis-topology.js'
+import { everyKeyOn, moveSlot, redisCli, startRedisCluster, type RedisClusterFixture } from '../support/redis-topology.js'
 
 const SECRET = 'k3Jx9-Qw2v7Rz0pLm4Nc8Ty1Ub6Hs5Ga2Fe'
 
@@ -137,6 +137,24 @@ describe('a fleet on a Redis Cluster (node-redis createCluster)', () => {
     }
     expect(slots.size).toBe(tokens.length)
     for (const places of slots.values()) expect(places.size).toBe(1)
+  })
+
+  it('follows MOVED when the slots of cached tokens move to another master', async () => {
+    emulator = await startEmulator()
+    const [a, b] = [await instance(), await instance()]
+    const tokens = Array.from({ length: 12 }, () => emulator.issueToken('alice'))
+    for (const token of tokens) await a.resolver.groups(token)
+    await written(tokens.length)
+    const [from, to] = [cluster.masters[0]!, cluster.masters[1]!]
+    const moved = new Set<number>()
+    for (const { key } of await everyKeyOn(from.url)) moved.add(Number(await redisCli(from.port, 'CLUSTER', 'KEYSLOT', key)))
+    expect(moved.size).toBeGreaterThan(0)
+    for (const slot of moved) await moveSlot(cluster, slot, from, to)
+    expect(await everyKeyOn(from.url)).toEqual([])
+    const calls = emulator.count()
+    for (const token of tokens) await b.resolver.groups(token)
+    expect(emulator.count()).toBe(calls)
+    expect(b.tier.stats().errors).toBe(0)
   })
 
   it('costs one upstream call per path for concurrent cold lookups on both instances', async () => {

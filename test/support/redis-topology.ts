@@ -282,3 +282,28 @@ export async function everyKeyOn(url: string): Promise<{ key: string; value: str
     client.destroy()
   }
 }
+
+/**
+ * Moves one hash slot, with its keys, from one master to another, as `redis-cli --cluster
+ * reshard` does (IMPORTING, MIGRATING, MIGRATE, then the new owner told to every master):
+ * clients that still send the slot's keys to the old master get `MOVED`.
+ *
+ * @example
+ * ```ts
+ * await moveSlot(cluster, Number(await redisCli(port, 'CLUSTER', 'KEYSLOT', key)), cluster.masters[0]!, cluster.masters[1]!)
+ * ```
+ */
+export async function moveSlot(cluster: RedisClusterFixture, slot: number, from: RedisNode, to: RedisNode): Promise<void> {
+  const fromId = await redisCli(from.port, 'CLUSTER', 'MYID')
+  const toId = await redisCli(to.port, 'CLUSTER', 'MYID')
+  await redisCli(to.port, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', fromId)
+  await redisCli(from.port, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', toId)
+  for (;;) {
+    const keys = (await redisCli(from.port, 'CLUSTER', 'GETKEYSINSLOT', String(slot), '100')).split('\n').filter((key) => key !== '')
+    if (keys.length === 0) break
+    await redisCli(from.port, 'MIGRATE', '127.0.0.1', String(to.port), '', '0', '5000', 'KEYS', ...keys)
+  }
+  for (const node of [to, from, ...cluster.masters.filter((master) => master !== to && master !== from)]) {
+    await redisCli(node.port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', toId)
+  }
+}
