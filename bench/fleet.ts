@@ -52,7 +52,8 @@ interface Deployment {
 async function startDeployment(kind: string): Promise<Deployment> {
   if (kind === 'cluster') {
     const cluster = await startRedisCluster()
-    const victim = cluster.masters[1]!
+    const [, victim] = cluster.masters
+    if (victim === undefined) throw new Error('the cluster has fewer than two masters')
     return {
       name: 'Redis Cluster, three masters',
       env: { REDIS_CLUSTER: cluster.rootNodes.map(({ url }) => url).join(',') },
@@ -96,8 +97,14 @@ async function startDeployment(kind: string): Promise<Deployment> {
     faults: [
       {
         name: 'frozen',
-        begin: () => Promise.resolve(server.freeze()),
-        end: () => Promise.resolve(server.thaw()),
+        begin: () => {
+          server.freeze()
+          return Promise.resolve()
+        },
+        end: () => {
+          server.thaw()
+          return Promise.resolve()
+        },
       },
       {
         name: 'stopped',
@@ -129,7 +136,7 @@ async function startInstance(deployment: Deployment, emulator: Emulator, withTie
     if (child.exitCode !== null) throw new Error(`instance exited: ${output}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  return { url: /listening (\S+)\n/.exec(output)![1]!, child }
+  return { url: /listening (\S+)\n/.exec(output)?.[1] ?? '', child }
 }
 
 async function stopAll(children: readonly ChildProcess[]): Promise<void> {
@@ -166,7 +173,9 @@ async function load(requests: readonly (readonly [string, string])[]): Promise<L
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < requests.length) {
-        const [url, token] = requests[next++]!
+        const pair = requests[next++]
+        if (pair === undefined) break
+        const [url, token] = pair
         const { ms, outcome } = await timed(url, token)
         times.push(ms)
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1
@@ -181,7 +190,7 @@ async function load(requests: readonly (readonly [string, string])[]): Promise<L
 function rotation(urls: readonly string[], tokens: readonly string[]): (readonly [string, string])[] {
   const requests: (readonly [string, string])[] = []
   for (let round = 0; round < ROUNDS * urls.length; round++) {
-    tokens.forEach((token, i) => requests.push([urls[(i + round) % urls.length]!, token]))
+    tokens.forEach((token, i) => requests.push([urls[(i + round) % urls.length] ?? '', token]))
   }
   return requests
 }
@@ -210,14 +219,14 @@ async function fleetRun(deployment: Deployment, emulator: Emulator, withTier: bo
     )
     // One request class at a time, sequentially, on instance 0: L1 hit, L2 hit, upstream.
     const [first, second] = urls as [string, string]
-    const classes: Record<string, number[]> = { l1: [], l2: [], upstream: [] }
+    const classes = { l1: [] as number[], l2: [] as number[], upstream: [] as number[] }
     for (let i = 0; i < 200; i++) {
       const token = emulator.issueToken('bob')
-      classes.upstream!.push((await timed(first, token)).ms)
-      classes.l1!.push((await timed(first, token)).ms)
-      classes.l2!.push((await timed(second, token)).ms)
+      classes.upstream.push((await timed(first, token)).ms)
+      classes.l1.push((await timed(first, token)).ms)
+      classes.l2.push((await timed(second, token)).ms)
     }
-    const p = (name: string, at: number): number => percentileOfSorted(sortedCopy(classes[name]!), at)
+    const p = (name: keyof typeof classes, at: number): number => percentileOfSorted(sortedCopy(classes[name]), at)
     row['p50 l1/l2/upstream ms'] = `${formatMs(p('l1', 50))} / ${formatMs(p('l2', 50))} / ${formatMs(p('upstream', 50))}`
     row['p99 l1/l2/upstream ms'] = `${formatMs(p('l1', 99))} / ${formatMs(p('l2', 99))} / ${formatMs(p('upstream', 99))}`
     // Redis up, then each fault of the deployment: the same load, fresh tokens.

@@ -24,12 +24,6 @@ export interface CommandTarget {
 
 /**
  * The app's client as the tier uses it.
- *
- * @example
- * ```ts
- * const connection = tierConnection(settings.client)
- * await connection.sendCommand(['GET', key], key)
- * ```
  */
 export interface TierConnection extends CommandTarget {
   /** Each master now (one for a single server or a Sentinel setup), for SCAN and UNLINK of what it holds. */
@@ -114,11 +108,6 @@ function isNodeRedisSentinel(client: object): client is NodeRedisSentinelLike {
 /**
  * Whether `client` is one of node-redis's own kinds the tier recognises besides a plain
  * client (checked before the plain client's shape, which a cluster client would also pass).
- *
- * @example
- * ```ts
- * if (isNodeRedisTopologyClient(value)) return value as RedisClientLike
- * ```
  */
 export function isNodeRedisTopologyClient(client: object): boolean {
   return isNodeRedisCluster(client) || isNodeRedisSentinel(client)
@@ -126,11 +115,6 @@ export function isNodeRedisTopologyClient(client: object): boolean {
 
 /**
  * The {@link TierConnection} of a client that passed `redisClientOption`.
- *
- * @example
- * ```ts
- * const connection = tierConnection(client)
- * ```
  */
 export function tierConnection(client: RedisClientLike | NodeRedisClusterLike | NodeRedisSentinelLike): TierConnection {
   if (isNodeRedisCluster(client)) return clusterConnection(client)

@@ -114,13 +114,6 @@ const COMMON = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--lo
 /**
  * Starts a Redis Cluster of three masters (and `replicas` replicas per master), with a short
  * `cluster-node-timeout` so a killed master is noticed within about a second.
- *
- * @example
- * ```ts
- * const cluster = await startRedisCluster()
- * const client = await createCluster({ rootNodes: [...cluster.rootNodes] }).connect()
- * afterAll(() => cluster.stop())
- * ```
  */
 export async function startRedisCluster(options: { replicas?: 0 | 1 } = {}): Promise<RedisClusterFixture> {
   const replicas = options.replicas ?? 0
@@ -177,13 +170,6 @@ export async function startRedisCluster(options: { replicas?: 0 | 1 } = {}): Pro
 /**
  * Starts a master, one replica, and three sentinels watching them (quorum 2), with short
  * timeouts so a killed master is failed over within a few seconds.
- *
- * @example
- * ```ts
- * const sentinel = await startRedisSentinel()
- * const client = await createSentinel({ name: sentinel.name, sentinelRootNodes: [...sentinel.sentinelRootNodes] }).connect()
- * afterAll(() => sentinel.stop())
- * ```
  */
 export async function startRedisSentinel(): Promise<RedisSentinelFixture> {
   const name = 'vg-master'
@@ -258,11 +244,6 @@ export async function startRedisSentinel(): Promise<RedisSentinelFixture> {
 /**
  * Every key a node holds with its raw value (strings as they are, sets as their members
  * joined by spaces): the view of anyone who can read that node.
- *
- * @example
- * ```ts
- * for (const node of cluster.masters) for (const { key, value } of await everyKeyOn(node.url)) check(key, value)
- * ```
  */
 export async function everyKeyOn(url: string): Promise<{ key: string; value: string }[]> {
   const client = createClient({ url })
@@ -287,11 +268,6 @@ export async function everyKeyOn(url: string): Promise<{ key: string; value: str
  * Moves one hash slot, with its keys, from one master to another, as `redis-cli --cluster
  * reshard` does (IMPORTING, MIGRATING, MIGRATE, then the new owner told to every master):
  * clients that still send the slot's keys to the old master get `MOVED`.
- *
- * @example
- * ```ts
- * await moveSlot(cluster, Number(await redisCli(port, 'CLUSTER', 'KEYSLOT', key)), cluster.masters[0]!, cluster.masters[1]!)
- * ```
  */
 export async function moveSlot(cluster: RedisClusterFixture, slot: number, from: RedisNode, to: RedisNode): Promise<void> {
   const fromId = await redisCli(from.port, 'CLUSTER', 'MYID')
