@@ -103,13 +103,13 @@ export function redisClientOption(value: unknown): RedisClientLike | NodeRedisCl
       'is an ioredis client: adapt it first, as docs/redis.md shows (fromIoredis, or fromIoredisCluster for a Cluster)',
     )
   }
+  if (isNodeRedisTopologyClient(candidate)) return candidate as unknown as NodeRedisClusterLike | NodeRedisSentinelLike
   if (typeof candidate.sendCommand !== 'function' || typeof candidate.duplicate !== 'function') {
     throw new InvalidOptionError(
       'client',
       'must have sendCommand() and duplicate() (node-redis does; adapt other clients as docs/redis.md shows)',
     )
   }
-  if (isNodeRedisTopologyClient(candidate)) return candidate as unknown as NodeRedisClusterLike | NodeRedisSentinelLike
   if (candidate.masters !== undefined && typeof candidate.masters !== 'function') {
     throw new InvalidOptionError('client', 'has a masters member that is not a function (see RedisClientLike in docs/redis.md)')
   }

@@ -60,17 +60,17 @@ export interface NodeRedisClusterLike {
  * const client: NodeRedisSentinelLike = await createSentinel({ name: 'mymaster', sentinelRootNodes: [{ host: '10.0.0.1', port: 26379 }] }).connect()
  * ```
  */
-export interface NodeRedisSentinelLike {
+export interface NodeRedisSentinelLike extends NodeRedisSubscriberLike {
   readonly isReady: boolean
   sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>
   getMasterNode(): unknown
   getSentinelNode(): unknown
-  duplicate(): NodeRedisSubscriberLike
 }
 
 /**
- * What the tier does with a duplicate of a node-redis cluster or sentinel client: it
- * connects it, subscribes to its channel, listens for its errors and comebacks, and destroys it.
+ * How the tier subscribes through a node-redis cluster client (a duplicate it connects and
+ * destroys) or sentinel client (the app's own: its subscription has a connection of its own,
+ * which follows the master; the tier unsubscribes and stops listening when it closes).
  *
  * @example
  * ```ts
@@ -81,7 +81,10 @@ export interface NodeRedisSentinelLike {
  */
 export interface NodeRedisSubscriberLike {
   on(event: string, listener: (...args: unknown[]) => void): unknown
+  off(event: string, listener: (...args: unknown[]) => void): unknown
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
+  /** Removes the listener `subscribe` added (typed loosely: node-redis's own listener type also takes Buffers). */
+  unsubscribe(channel: string, listener: never): Promise<unknown>
   connect(): Promise<unknown>
   destroy(): unknown
 }
@@ -95,14 +98,11 @@ function isNodeRedisCluster(client: object): client is NodeRedisClusterLike {
   return Array.isArray(candidate.masters) && typeof candidate.nodeClient === 'function' && typeof candidate.sendCommand === 'function'
 }
 
-/** Whether `client` is a node-redis sentinel client: it has `getMasterNode()` and `getSentinelNode()`. */
+/** Whether `client` is a node-redis sentinel client: it has `getMasterNode()`, `getSentinelNode()` and its own `subscribe()`. */
 function isNodeRedisSentinel(client: object): client is NodeRedisSentinelLike {
-  const candidate = client as Partial<Record<'getMasterNode' | 'getSentinelNode' | 'sendCommand', unknown>>
-  return (
-    typeof candidate.getMasterNode === 'function' &&
-    typeof candidate.getSentinelNode === 'function' &&
-    typeof candidate.sendCommand === 'function'
-  )
+  const candidate = client as Partial<Record<keyof NodeRedisSentinelLike, unknown>>
+  const methods = ['getMasterNode', 'getSentinelNode', 'sendCommand', 'subscribe', 'unsubscribe', 'on', 'off'] as const
+  return methods.every((name) => typeof candidate[name] === 'function')
 }
 
 /**
@@ -138,7 +138,7 @@ function clusterConnection(cluster: NodeRedisClusterLike): TierConnection {
     // Any node back after an outage may be the one the subscription was on: count it as a comeback.
     // Connections to the masters only when asked: the duplicate only subscribes.
     duplicate: () =>
-      reconnectAware(cluster.duplicate({ minimizeConnections: true }), 'node-error', { event: 'node-ready', when: () => true }),
+      reconnectAware(cluster.duplicate({ minimizeConnections: true }), true, 'node-error', { event: 'node-ready', when: () => true }),
   }
 }
 
@@ -149,8 +149,10 @@ function sentinelConnection(sentinel: NodeRedisSentinelLike): TierConnection {
     },
     sendCommand: (args) => sentinel.sendCommand(false, args),
     masters: () => [connection],
-    // A failover moves the subscription to the new master: messages sent meanwhile are missed.
-    duplicate: () => reconnectAware(sentinel.duplicate(), 'error', { event: 'topology-change', when: isMasterChange }),
+    // The sentinel client's subscription has a connection of its own (node-redis 5 has no
+    // duplicate() for it), which a failover moves to the new master: messages sent
+    // meanwhile are missed.
+    duplicate: () => reconnectAware(sentinel, false, 'error', { event: 'topology-change', when: isMasterChange }),
   }
   return connection
 }
@@ -181,37 +183,44 @@ function isMasterChange(event: unknown): boolean {
  * A node-redis cluster or sentinel client as a {@link RedisSubscriberLike}. Their connection
  * errors and comebacks come as other events (`node-error`; `node-ready`, a master change),
  * which are told as `error` and `ready`. `ready` is told once when the subscription is up,
- * then at each comeback: the connections made at the start are not comebacks.
+ * then at each comeback: the connections made at the start are not comebacks. An `owned`
+ * client (a duplicate) is connected and destroyed here; the app's own client is only
+ * subscribed, then unsubscribed and its listeners removed.
  */
 function reconnectAware(
   client: NodeRedisSubscriberLike,
+  owned: boolean,
   errorEvent: string,
   comeback: { event: string; when: (detail: unknown) => boolean },
 ): RedisSubscriberLike {
   let subscribed = false
+  let subscription: { channel: string; listener: (message: string) => void } | undefined
   const readyListeners: ((error?: unknown) => void)[] = []
-  client.on(comeback.event, (detail) => {
+  const added: [string, (...args: unknown[]) => void][] = []
+  const listen = (event: string, listener: (...args: unknown[]) => void): void => {
+    added.push([event, listener])
+    client.on(event, listener)
+  }
+  listen(comeback.event, (detail) => {
     if (subscribed && comeback.when(detail)) for (const listener of readyListeners) listener()
   })
   return {
     on(event, listener) {
-      const events = event === 'ready' ? [] : errorEvent === 'error' ? ['error'] : ['error', errorEvent]
       if (event === 'ready') readyListeners.push(listener)
-      for (const name of events) {
-        client.on(name, (error) => {
-          listener(error)
-        })
-      }
+      else for (const name of new Set(['error', errorEvent])) listen(name, listener)
       return this
     },
-    connect: () => client.connect(),
+    connect: () => (owned ? client.connect() : Promise.resolve()),
     async subscribe(channel, listener) {
+      subscription = { channel, listener }
       await client.subscribe(channel, listener)
       subscribed = true
       for (const ready of readyListeners) ready()
     },
     destroy() {
-      void Promise.resolve(client.destroy()).catch(() => {})
+      for (const [event, listener] of added.splice(0)) client.off(event, listener)
+      const ended = owned ? client.destroy() : subscription && client.unsubscribe(subscription.channel, subscription.listener as never)
+      void Promise.resolve(ended).catch(() => {})
     },
   }
 }

@@ -168,4 +168,20 @@ describe('a fleet behind Redis Sentinel (node-redis createSentinel)', () => {
     })
     await subscribed(a.tier, b.tier)
   }, 30_000)
+
+  it("subscribes through the app's own sentinel client, and leaves it as it was when closed", async () => {
+    const client = createSentinel({ name: sentinel.name, sentinelRootNodes: [...sentinel.sentinelRootNodes] })
+    client.on('error', () => {})
+    await client.connect()
+    cleanups.push(() => client.destroy())
+    const before = { error: client.listenerCount('error'), topology: client.listenerCount('topology-change') }
+    const [a, b] = [createRedisCache({ client, secret: SECRET, timeout: 2_000 }), createRedisCache({ client, secret: SECRET, timeout: 2_000 })]
+    await subscribed(a, b)
+    await a.close()
+    await b.close()
+    expect({ error: client.listenerCount('error'), topology: client.listenerCount('topology-change') }).toEqual(before)
+    // No listener of the tiers is left on the channel: an invalidation reaches nobody.
+    const channels = (await client.sendCommand(false, ['PUBSUB', 'NUMSUB', 'vg:invalidate'])) as [string, number]
+    expect(Number(channels[1])).toBe(0)
+  })
 })
