@@ -28,8 +28,8 @@ export interface CommandTarget {
 export interface TierConnection extends CommandTarget {
   /** Each master now (one for a single server or a Sentinel setup), for SCAN and UNLINK of what it holds. */
   masters(): readonly CommandTarget[]
-  /** A new, unconnected connection for the tier's subscription, which the tier opens and closes. */
-  duplicate(): RedisSubscriberLike
+  /** The tier's subscription, which the tier opens and closes: a new connection, or a sentinel client's own pub/sub. */
+  subscriber(): RedisSubscriberLike
 }
 
 /**
@@ -137,7 +137,7 @@ function clusterConnection(cluster: NodeRedisClusterLike): TierConnection {
       })),
     // Any node back after an outage may be the one the subscription was on: count it as a comeback.
     // Connections to the masters only when asked: the duplicate only subscribes.
-    duplicate: () =>
+    subscriber: () =>
       reconnectAware(cluster.duplicate({ minimizeConnections: true }), true, 'node-error', { event: 'node-ready', when: () => true }),
   }
 }
@@ -152,7 +152,7 @@ function sentinelConnection(sentinel: NodeRedisSentinelLike): TierConnection {
     // The sentinel client's subscription has a connection of its own (node-redis 5 has no
     // duplicate() for it), which a failover moves to the new master: messages sent
     // meanwhile are missed.
-    duplicate: () => reconnectAware(sentinel, false, 'error', { event: 'topology-change', when: isMasterChange }),
+    subscriber: () => reconnectAware(sentinel, false, 'error', { event: 'topology-change', when: isMasterChange }),
   }
   return connection
 }
@@ -170,7 +170,7 @@ function adaptedConnection(client: RedisClientLike): TierConnection {
     },
     sendCommand: (args) => client.sendCommand(args),
     masters: () => (client.masters === undefined ? [connection] : client.masters().map(target)),
-    duplicate: () => client.duplicate(),
+    subscriber: () => client.duplicate(),
   }
   return connection
 }

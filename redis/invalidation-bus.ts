@@ -33,7 +33,7 @@ export interface InvalidationBus {
 }
 
 /**
- * Opens the subscription on a duplicate of `client`.
+ * Opens the subscription (on a duplicate of the app's client, or a sentinel client's own pub/sub).
  *
  * @example
  * ```ts
@@ -41,7 +41,7 @@ export interface InvalidationBus {
  * ```
  */
 export function createInvalidationBus(
-  client: Pick<TierConnection, 'duplicate'>,
+  client: Pick<TierConnection, 'subscriber'>,
   channel: string,
   emit: (signal: SharedCacheSignal) => void,
   onError: (code: string) => void,
@@ -68,7 +68,7 @@ export function createInvalidationBus(
   }
 
   try {
-    subscriber = client.duplicate()
+    subscriber = client.subscriber()
     subscriber.on('error', (error) => {
       // A reconnecting client reports every failed attempt; one report per outage is enough.
       if (failedSinceReady) return
