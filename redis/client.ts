@@ -85,11 +85,6 @@ export interface RedisClientLike {
 
 /**
  * Checks the `client` option: an object with `sendCommand` and `duplicate`.
- *
- * @example
- * ```ts
- * const client = redisClientOption(options.client)
- * ```
  */
 export function redisClientOption(value: unknown): RedisClientLike | NodeRedisClusterLike | NodeRedisSentinelLike {
   const candidate = value as Partial<RedisClientLike> | null | undefined

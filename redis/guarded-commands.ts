@@ -18,11 +18,6 @@ export type Operation = Extract<SharedCacheSignal, { type: 'error' }>['operation
 
 /**
  * Settings of {@link createGuardedCommands}.
- *
- * @example
- * ```ts
- * const settings: GuardedCommandSettings = { connection, timeout: 50, maxPending: 1000, failureThreshold: 5, cooldown: 5000, onError }
- * ```
  */
 export interface GuardedCommandSettings {
   readonly connection: TierConnection
@@ -36,12 +31,6 @@ export interface GuardedCommandSettings {
 
 /**
  * Guarded access to Redis.
- *
- * @example
- * ```ts
- * const reply = await commands.send('get', ['GET', key], key)
- * if (reply === FAILED) return undefined
- * ```
  */
 export interface GuardedCommands {
   /** Sends one command, routed by `key` (its first key) on a cluster; resolves its reply, or {@link FAILED}. */
@@ -54,11 +43,6 @@ export interface GuardedCommands {
 
 /**
  * Wraps a client in deadlines, a breaker and a bound on pending calls.
- *
- * @example
- * ```ts
- * const commands = createGuardedCommands({ connection, timeout: 50, maxPending: 1000, failureThreshold: 5, cooldown: 5000, onError })
- * ```
  */
 export function createGuardedCommands(settings: GuardedCommandSettings): GuardedCommands {
   const { connection, timeout, maxPending, onError } = settings
@@ -142,11 +126,6 @@ function isErrorReply(error: unknown): boolean {
 
 /**
  * A short code for a client error: its `code` (`ECONNREFUSED`) or its class name, never its message.
- *
- * @example
- * ```ts
- * errorCode(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) // 'ECONNREFUSED'
- * ```
  */
 export function errorCode(error: unknown): string {
   const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown }

@@ -18,12 +18,6 @@ import { TOKEN_ID_BYTES } from './keys.js'
 
 /**
  * The subscription of one tier.
- *
- * @example
- * ```ts
- * const bus = createInvalidationBus(client, 'vg:invalidate', emit, reportError)
- * await commands.send('invalidate', ['PUBLISH', bus.channel, bus.message(tokenId)])
- * ```
  */
 export interface InvalidationBus {
   /** The message that announces the invalidation of one token (or of every token). */
@@ -34,11 +28,6 @@ export interface InvalidationBus {
 
 /**
  * Opens the subscription (on a duplicate of the app's client, or a sentinel client's own pub/sub).
- *
- * @example
- * ```ts
- * const bus = createInvalidationBus(client, names.channel, (signal) => listeners.emit(signal), (code) => report('subscribe', code))
- * ```
  */
 export function createInvalidationBus(
   client: Pick<TierConnection, 'subscriber'>,

@@ -23,11 +23,6 @@ const GROUP_HASH_BYTES = 16
 
 /**
  * Keys derived from the shared secret with HKDF-SHA256, one per purpose.
- *
- * @example
- * ```ts
- * const secrets = deriveSecrets(Buffer.from(process.env.VOOT_CACHE_SECRET!))
- * ```
  */
 export interface DerivedSecrets {
   readonly tokenKey: Buffer
@@ -37,11 +32,6 @@ export interface DerivedSecrets {
 
 /**
  * Derives the tier's keys from `secret`.
- *
- * @example
- * ```ts
- * const { valueKey } = deriveSecrets(secret)
- * ```
  */
 export function deriveSecrets(secret: Buffer): DerivedSecrets {
   const derive = (info: string): Buffer => Buffer.from(hkdfSync('sha256', secret, 'voot-guard/redis', info, 32))
@@ -50,12 +40,6 @@ export function deriveSecrets(secret: Buffer): DerivedSecrets {
 
 /**
  * The names of one tier's keys and channel.
- *
- * @example
- * ```ts
- * const names = createKeyNames('vg:', secrets)
- * names.entry({ tokenId: names.tokenId(token), kind: 'groups' }) // 'vg:{…}:g'
- * ```
  */
 export interface KeyNames {
   /** HMAC-SHA256 of the token: 32 bytes as a latin1 string. */
@@ -78,11 +62,6 @@ const KIND_TAGS = { groups: 'g', groupsAll: 'a', invalid: 'x', membership: 'm' }
 
 /**
  * Makes the {@link KeyNames} of a prefix and secret.
- *
- * @example
- * ```ts
- * const names = createKeyNames('vg:', deriveSecrets(secret))
- * ```
  */
 export function createKeyNames(prefix: string, secrets: DerivedSecrets): KeyNames {
   const base = (tokenId: string): string => `${prefix}{${Buffer.from(tokenId, 'latin1').toString('base64url')}}:`

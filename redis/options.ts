@@ -70,11 +70,6 @@ const MIN_DISTINCT_BYTES = 8
 
 /**
  * Validates {@link RedisCacheOptions}.
- *
- * @example
- * ```ts
- * const settings = redisCacheSettings({ client, secret })
- * ```
  */
 export function redisCacheSettings(options: RedisCacheOptions): RedisCacheSettings {
   const given = objectOption<RedisCacheOptions>('options', options)

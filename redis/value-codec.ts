@@ -17,13 +17,6 @@ const TAG_BYTES = 16
 
 /**
  * Encodes and decodes values under one key.
- *
- * @example
- * ```ts
- * const codec = createValueCodec(valueKey, 1 << 20)
- * const stored = codec.encode('vg:{…}:g', groups)
- * codec.decode('vg:{…}:g', stored) // groups, or undefined
- * ```
  */
 export interface ValueCodec {
   /** The stored form of `value`, or `undefined` when its JSON is larger than the limit (not written). */
@@ -34,11 +27,6 @@ export interface ValueCodec {
 
 /**
  * Makes the {@link ValueCodec} of a 32-byte key.
- *
- * @example
- * ```ts
- * const codec = createValueCodec(deriveSecrets(secret).valueKey, 1 << 20)
- * ```
  */
 export function createValueCodec(key: Buffer, maxValueBytes: number): ValueCodec {
   // base64 of the largest allowed plaintext plus the framing: longer stored values are not opened.
