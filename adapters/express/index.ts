@@ -106,13 +106,13 @@ export function createGuard(options: ExpressGuardOptions): ExpressGuard {
         return
       }
       // Warm cache: decided synchronously, no promise and no closure per request.
-      const cached = core.authorizeCached(credentials, requirement)
-      if (cached !== undefined) {
-        setVoot(req, cached)
+      const result = core.authorizeNow(credentials, requirement)
+      if (!(result instanceof Promise)) {
+        setVoot(req, result)
         next()
         return
       }
-      core.authorize(credentials, requirement).then(
+      result.then(
         (context) => {
           setVoot(req, context)
           next()

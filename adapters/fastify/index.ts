@@ -114,13 +114,13 @@ export function createGuard(options: FastifyGuardOptions): FastifyGuard {
         return
       }
       // Warm cache: decided synchronously, no promise and no closure per request.
-      const cached = core.authorizeCached(credentials, requirement)
-      if (cached !== undefined) {
-        request.voot = cached
+      const result = core.authorizeNow(credentials, requirement)
+      if (!(result instanceof Promise)) {
+        request.voot = result
         done()
         return
       }
-      core.authorize(credentials, requirement).then(
+      result.then(
         (context) => {
           request.voot = context
           done()

@@ -141,9 +141,8 @@ export function createGuard(options: FetchGuardOptions): FetchGuard {
   ): VootContext | undefined | Promise<VootContext | Response> {
     const credentials = credentialsOf(request)
     if (optional && isAnonymous(credentials)) return undefined
-    const cached = core.authorizeCached(credentials, requirement)
-    if (cached !== undefined) return cached
-    return core.authorize(credentials, requirement).then(undefined, refusal)
+    const result = core.authorizeNow(credentials, requirement)
+    return result instanceof Promise ? result.then(undefined, refusal) : result
   }
 
   function check(requirement: Requirement, optional: false): FetchCheck

@@ -124,15 +124,10 @@ export function createGuard(options: HonoGuardOptions): HonoGuard {
   const credentialsOf = createCredentialsReader(getToken, authorizationOfContext)
   const core = createGuardCore(coreOptions)
 
-  async function settle(
-    c: Context<VootEnv>,
-    next: Next,
-    requirement: Requirement,
-    credentials: Credentials,
-  ): Promise<Response | undefined> {
+  async function settle(c: Context<VootEnv>, next: Next, decided: Promise<VootContext>): Promise<Response | undefined> {
     let context: VootContext
     try {
-      context = await core.authorize(credentials, requirement)
+      context = await decided
     } catch (error) {
       const answer = core.answer(error)
       if (answer === undefined) throw error
@@ -155,9 +150,9 @@ export function createGuard(options: HonoGuardOptions): HonoGuard {
       // authenticate({ optional: true }) without credentials: on, with `c.var.voot` unset.
       if (optional && isAnonymous(credentials)) return next()
       // Warm cache: decided synchronously, without an async frame of the guard's own.
-      const cached = core.authorizeCached(credentials, requirement)
-      if (cached === undefined) return settle(c, next, requirement, credentials)
-      c.set('voot', cached)
+      const result = core.authorizeNow(credentials, requirement)
+      if (result instanceof Promise) return settle(c, next, result)
+      c.set('voot', result)
       return next()
     })
   }

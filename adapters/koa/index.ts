@@ -78,11 +78,11 @@ export function createGuard(options: KoaGuardOptions): KoaGuard {
   const credentialsOf = createCredentialsReader(getToken, (ctx: Context) => authorizationOf(ctx.req))
   const core = createGuardCore(coreOptions)
 
-  /** The general path: `credentials()` gives the credentials, or throws what reading them threw. */
-  async function settle(ctx: Context, next: Next, requirement: Requirement, credentials: () => Credentials): Promise<void> {
+  /** The general path: the context once decided, or the contract's answer (or a thrown error). */
+  async function settle(ctx: Context, next: Next, decided: Promise<VootContext>): Promise<void> {
     let context: VootContext
     try {
-      context = await core.authorize(credentials(), requirement)
+      context = await decided
     } catch (error) {
       const answer = core.delegateErrors ? undefined : core.answer(error)
       // Koa's own error handling reads `status`, `headers` and `expose` from the error.
@@ -104,16 +104,14 @@ export function createGuard(options: KoaGuardOptions): KoaGuard {
       try {
         credentials = credentialsOf(ctx)
       } catch (error) {
-        return settle(ctx, next, requirement, () => {
-          throw error
-        })
+        return settle(ctx, next, Promise.reject(error as Error))
       }
       // authenticate({ optional: true }) without credentials: on, with no `ctx.state.voot`.
       if (optional && isAnonymous(credentials)) return next()
       // Warm cache: decided synchronously, without an extra async frame per request.
-      const cached = core.authorizeCached(credentials, requirement)
-      if (cached === undefined) return settle(ctx, next, requirement, () => credentials)
-      ctx.state.voot = cached
+      const result = core.authorizeNow(credentials, requirement)
+      if (result instanceof Promise) return settle(ctx, next, result)
+      ctx.state.voot = result
       return next()
     }
   }

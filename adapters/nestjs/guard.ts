@@ -55,12 +55,12 @@ export class VootGuard implements CanActivate {
       requirement = AUTHENTICATED
     }
     // Warm cache: decided synchronously, no promise per request.
-    const cached = core.authorizeCached(credentials, requirement)
-    if (cached !== undefined) {
-      setVoot(request, cached)
+    const result = core.authorizeNow(credentials, requirement)
+    if (!(result instanceof Promise)) {
+      setVoot(request, result)
       return true
     }
-    return core.authorize(credentials, requirement).then(
+    return result.then(
       (voot) => {
         setVoot(request, voot)
         return true

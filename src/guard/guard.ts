@@ -19,6 +19,7 @@ import { allOf, anyOf, authenticated, group, type Requirement } from '../decisio
 import { extractBearerToken, isWellFormedToken } from '../token.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import type { GroupWithMembership, Membership } from '../types.js'
+import { RequestContext } from './voot-context.js'
 
 /**
  * What a request carries after a guard allowed it (`req.voot` in Express,
@@ -93,11 +94,19 @@ export interface GuardCore {
    */
   authorize(credentials: Credentials, requirement: Requirement): Promise<VootContext>
   /**
-   * The synchronous warm path of {@link GuardCore.authorize}: the {@link VootContext} when
-   * fresh cached answers allow the request, `undefined` when `authorize` must decide (a
-   * cache miss, a denial, a missing or malformed token, a resolver without `checkCached`).
-   * Never throws and never calls the group service; adapters try it first so that an
-   * allowed request costs no promise.
+   * What the adapters run: {@link GuardCore.authorize} without a promise when it is not
+   * needed. The {@link VootContext} itself when fresh cached answers allow the request;
+   * otherwise the promise `authorize` gives (a warm denial rejects at once). The token is
+   * read once and digested once whichever way it goes: a cache miss hands both on to the
+   * cold path. Never throws.
+   */
+  authorizeNow(credentials: Credentials, requirement: Requirement): VootContext | Promise<VootContext>
+  /**
+   * The synchronous warm path alone: the {@link VootContext} when fresh cached answers
+   * allow the request, `undefined` otherwise (a cache miss, a denial, a missing or
+   * malformed token, a resolver without `checkCached`). Never throws and never calls the
+   * group service. Adapters use {@link GuardCore.authorizeNow}, which does not read and
+   * digest the token a second time on a miss.
    */
   authorizeCached(credentials: Credentials, requirement: Requirement): VootContext | undefined
   /**
@@ -193,16 +202,42 @@ export function createGuardCore(options: GuardOptions): GuardCore {
   }
 
   function contextFor(token: string, options: ResolveOptions, decision: Decision): VootContext {
-    return {
-      decision,
-      groups: () => resolver.groups(token, options),
-      membership: (groupId) => resolver.membership(token, groupId, options),
-      check: (requirement) => resolver.check(token, requirement, options),
-    }
+    return new RequestContext(resolver, token, options, decision)
   }
 
   function fail(error: unknown): never {
     throw renderer.toHttpError(error) ?? error
+  }
+
+  function refusal(): unknown {
+    const forbidden = new ForbiddenError()
+    return renderer.toHttpError(forbidden) ?? forbidden
+  }
+
+  function authorizeNow(credentials: Credentials, requirement: Requirement): VootContext | Promise<VootContext> {
+    let token: string
+    let options: ResolveOptions
+    try {
+      // The usual case without the object `readToken` returns.
+      if ('authorization' in credentials) {
+        token = extractBearerToken(credentials.authorization)
+        options = NO_OPTIONS
+      } else {
+        ;({ token, options } = readToken(credentials))
+      }
+    } catch (error) {
+      return Promise.reject(renderer.toHttpError(error) ?? error)
+    }
+    // A resolver of someone else's may lack `checkNow`, or answer `check` with a thenable.
+    const decided =
+      resolver.checkNow === undefined ? Promise.resolve(resolver.check(token, requirement, options)) : resolver.checkNow(token, requirement, options)
+    if (decided instanceof Promise) {
+      return decided.then((decision) => {
+        if (!decision.allowed) throw refusal()
+        return contextFor(token, options, decision)
+      }, fail)
+    }
+    return decided.allowed ? contextFor(token, options, decided) : Promise.reject(refusal())
   }
 
   return {
@@ -220,40 +255,18 @@ export function createGuardCore(options: GuardOptions): GuardCore {
       return prepare(mode === 'any' ? anyOf(...parts) : allOf(...parts))
     },
     authorize(credentials, requirement) {
-      let token: string
-      let options: ResolveOptions
-      try {
-        ;({ token, options } = readToken(credentials))
-      } catch (error) {
-        return Promise.reject(renderer.toHttpError(error) ?? error)
-      }
-      return resolver.check(token, requirement, options).then((decision) => {
-        if (!decision.allowed) {
-          const forbidden = new ForbiddenError()
-          throw renderer.toHttpError(forbidden) ?? forbidden
-        }
-        return contextFor(token, options, decision)
-      }, fail)
+      const result = authorizeNow(credentials, requirement)
+      return result instanceof Promise ? result : Promise.resolve(result)
     },
+    authorizeNow,
     authorizeCached(credentials, requirement) {
       if (resolver.checkCached === undefined) return undefined
       let token: string
       let options: ResolveOptions
-      if ('authorization' in credentials) {
-        // A request without the header is answered by `authorize`; no error is built twice.
-        if (typeof credentials.authorization !== 'string') return undefined
-        options = NO_OPTIONS
-        try {
-          token = extractBearerToken(credentials.authorization)
-        } catch {
-          return undefined
-        }
-      } else {
-        try {
-          ;({ token, options } = readToken(credentials))
-        } catch {
-          return undefined
-        }
+      try {
+        ;({ token, options } = readToken(credentials))
+      } catch {
+        return undefined
       }
       const decision = resolver.checkCached(token, requirement, options)
       return decision?.allowed === true ? contextFor(token, options, decision) : undefined

@@ -110,21 +110,48 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   // resolver stays valid: it is validated once, not on every request.
   const accepted = new WeakSet<Requirement>()
 
-  /** The decision fresh cached answers give (hits counted), or `undefined`. */
+  /**
+   * The decision fresh cached answers give (hits counted), or `undefined`. `digest` is the
+   * request's one digest of the token, computed by the caller and reused by the cold path.
+   */
   function warmDecision(
-    token: string,
+    digest: string,
     requirement: Requirement,
+    at: number,
     callOptions: ResolveOptions | undefined,
     allowedOnly: boolean,
   ): Decision | undefined {
-    const at = now()
     const expiresAt = callOptions?.tokenExpiresAt
     // Written as `!(a < b)` so that a NaN expiry counts as expired: the cold path refuses it.
     if (expiresAt !== undefined && !(at < expiresAt)) return undefined
-    const decision = warm.decide(store.digest(token), requirement, at)
+    const decision = warm.decide(digest, requirement, at)
     if (decision === undefined || (allowedOnly && !decision.allowed)) return undefined
     traceWarmDecision(requirement, decision, recordWarmHits)
     return decision
+  }
+
+  /** `check` after validation: the warm decision at once, else the cold one, from one digest of the token. */
+  function checkValid(token: string, requirement: Requirement, callOptions: ResolveOptions | undefined): Decision | Promise<Decision> {
+    const at = now()
+    const digest = store.digest(token)
+    const quick = warmDecision(digest, requirement, at, callOptions, false)
+    if (quick !== undefined) return quick
+    // The miss hands on what the warm attempt computed: the digest and the instant.
+    return traceDecision(requirement, (decision) => decide(requirement, lookupsFor({ token, digest, options: callOptions, at, decision })))
+  }
+
+  /** Validates `check`'s arguments (a requirement once per resolver); the error, or `undefined`. */
+  function invalidCheck(token: unknown, requirement: Requirement): unknown {
+    try {
+      assertToken(token)
+      if (!accepted.has(requirement)) {
+        assertRequirement(requirement)
+        accepted.add(requirement)
+      }
+    } catch (error) {
+      return error
+    }
+    return undefined
   }
 
   return {
@@ -153,27 +180,22 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     },
 
     check(token, requirement, callOptions) {
-      try {
-        assertToken(token)
-        if (!accepted.has(requirement)) {
-          assertRequirement(requirement)
-          accepted.add(requirement)
-        }
-      } catch (error) {
-        return Promise.reject(error)
-      }
-      const quick = warmDecision(token, requirement, callOptions, false)
-      if (quick !== undefined) return Promise.resolve(quick)
-      return traceDecision(requirement, (decision) =>
-        decide(requirement, lookupsFor({ token, digest: store.digest(token), options: callOptions, at: now(), decision })),
-      )
+      const invalid = invalidCheck(token, requirement)
+      if (invalid !== undefined) return Promise.reject(invalid)
+      const decided = checkValid(token, requirement, callOptions)
+      return decided instanceof Promise ? decided : Promise.resolve(decided)
+    },
+
+    checkNow(token, requirement, callOptions) {
+      const invalid = invalidCheck(token, requirement)
+      return invalid === undefined ? checkValid(token, requirement, callOptions) : Promise.reject(invalid)
     },
 
     checkCached(token, requirement, callOptions) {
       // Only requirements `check` has validated for this resolver; anything else, and any
       // doubt, goes the long way through `check`.
       if (typeof token !== 'string' || token.length === 0 || !accepted.has(requirement)) return undefined
-      return warmDecision(token, requirement, callOptions, true)
+      return warmDecision(store.digest(token), requirement, now(), callOptions, true)
     },
 
     async invalidate(token) {

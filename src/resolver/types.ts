@@ -99,6 +99,15 @@ export interface MembershipResolver {
    */
   checkCached?(token: string, requirement: Requirement, options?: ResolveOptions): Decision | undefined
   /**
+   * {@link MembershipResolver.check} without a promise when it is not needed: the decision
+   * itself (allowed or denied) when fresh cached answers settle the requirement, otherwise
+   * the promise `check` gives. The token is digested once either way: a miss hands the
+   * digest on to the cold path instead of starting over. This is what the adapters run.
+   * Never throws (invalid arguments reject). Optional: resolvers not made by
+   * `createMembershipResolver` may lack it.
+   */
+  checkNow?(token: string, requirement: Requirement, options?: ResolveOptions): Decision | Promise<Decision>
+  /**
    * Drops one token's cached answers, or every answer when called without a token. With a
    * shared tier, the promise settles once the tier dropped them and told the other
    * instances; it never rejects.

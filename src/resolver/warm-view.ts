@@ -60,7 +60,8 @@ export function createWarmView(store: AnswerStore, telemetry: Telemetry, roles: 
       at = now
       view.now = now
       list = undefined
-      memberships.length = 0
+      // Set only when needed: a length store costs a call into the runtime even at 0.
+      if (memberships.length !== 0) memberships.length = 0
       const result = evaluate(requirement, view)
       return result instanceof Needs || result instanceof LookupFailure ? undefined : result
     },
