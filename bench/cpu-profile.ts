@@ -6,7 +6,8 @@
  * code (see `cpu-profile-analysis.ts`). The sampling interval (`--interval`, µs) trades
  * resolution for the profiler's own overhead, which every route pays alike.
  *
- * Usage: `npm run bench:profile -- [--seconds 15] [--rounds 2] [--interval 500]`.
+ * Usage: `npm run bench:profile -- [--seconds 15] [--rounds 2] [--interval 500] [--framework express5 | node-http | fastify]`;
+ * `node-http` and `fastify` run the same guard in a plain Node server and in Fastify, as controls.
  *
  * @module
  */
@@ -18,7 +19,7 @@ import { LOAD_CPU, pinSelf, SERVER_CPU } from './cpus.js'
 import { closedLoop } from './load.js'
 import { LOAD } from './profile.js'
 import { children, progress, start, startIdleSpinners, stop } from './run-context.js'
-import type { ServerReady } from './servers/config.js'
+import type { ServerConfig, ServerReady } from './servers/config.js'
 import type { EmulatorReady } from './servers/emulator.js'
 import { median } from './stats.js'
 
@@ -29,6 +30,17 @@ function option(name: string, fallback: number): number {
   return value
 }
 
+// `--framework node-http` or `fastify`: the same routes in another server, as a control for Express's figures.
+const frameworkIndex = process.argv.indexOf('--framework')
+const framework = (frameworkIndex === -1 ? 'express5' : process.argv[frameworkIndex + 1]) as ServerConfig['framework']
+const SCRIPTS: Partial<Record<ServerConfig['framework'], string>> = {
+  express5: './servers/express.js',
+  fastify: './servers/fastify.js',
+  'node-http': './servers/node-http.js',
+}
+const chosen = SCRIPTS[framework]
+if (chosen === undefined) throw new Error(`--framework must be one of ${Object.keys(SCRIPTS).join(', ')}`)
+const script: string = chosen
 const seconds = option('seconds', 15)
 const rounds = option('rounds', 2)
 const interval = option('interval', 500)
@@ -48,12 +60,11 @@ const directory = mkdtempSync(join(tmpdir(), 'voot-guard-cpu-profile-'))
 /** One route in a server of its own under the profiler: its breakdown over the measured window. */
 async function profileRoute(route: (typeof ROUTES)[number], round: number): Promise<ProfileBreakdown> {
   const profileDir = join(directory, `${round}-${route.path.slice(1)}`)
-  const server = await start<ServerReady>(
-    './servers/express.js',
-    [JSON.stringify({ framework: 'express5', baseUrl: emulator.ready.baseUrl })],
-    SERVER_CPU,
-    ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${interval}`],
-  )
+  const server = await start<ServerReady>(script, [JSON.stringify({ framework, baseUrl: emulator.ready.baseUrl })], SERVER_CPU, [
+    '--cpu-prof',
+    `--cpu-prof-dir=${profileDir}`,
+    `--cpu-prof-interval=${interval}`,
+  ])
   const load = (duration: number) => closedLoop({ port: server.ready.port, path: route.path, duration, headers, ...LOAD }, server)
   await load(2) // warm-up: the cache, the JIT
   const before = await server.cpu()
@@ -70,7 +81,9 @@ async function profileRoute(route: (typeof ROUTES)[number], round: number): Prom
   return breakdown
 }
 
-progress(`CPU profiles of Express 5 routes: ${rounds} round(s) of ${seconds} s per route, sampling every ${interval} µs`)
+progress(
+  `CPU profiles of ${framework} routes on Node ${process.version}: ${rounds} round(s) of ${seconds} s per route, sampling every ${interval} µs`,
+)
 const results = new Map<string, ProfileBreakdown[]>(ROUTES.map((route) => [route.name, []]))
 try {
   for (let round = 0; round < rounds; round++) {

@@ -49,6 +49,7 @@ export function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
     fastify: './servers/fastify.js',
     hono: './servers/hono.js',
     'nest-express': './servers/nest.js',
+    'node-http': './servers/node-http.js',
   }
   const script = scripts[config.framework] ?? './servers/express.js'
   return start<ServerReady>(script, [JSON.stringify(config)], SERVER_CPU)

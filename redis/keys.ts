@@ -65,15 +65,22 @@ const KIND_TAGS = { groups: 'g', groupsAll: 'a', invalid: 'x', membership: 'm' }
  */
 export function createKeyNames(prefix: string, secrets: DerivedSecrets): KeyNames {
   const base = (tokenId: string): string => `${prefix}{${Buffer.from(tokenId, 'latin1').toString('base64url')}}:`
+  // One lookup asks for the entry and the lock of one key object (read, lock, write): its
+  // group id's HMAC is computed once per key object, not once per name.
+  const tails = new WeakMap<SharedCacheKey, string>()
   const tail = (key: SharedCacheKey): string => {
     if (key.kind !== 'membership') return KIND_TAGS[key.kind]
+    let found = tails.get(key)
+    if (found !== undefined) return found
     // The token id has a fixed length, so token id + group id is an unambiguous HMAC input.
     const hash = createHmac('sha256', secrets.groupKey)
       .update(Buffer.from(key.tokenId, 'latin1'))
       .update(key.groupId ?? '', 'utf8')
       .digest()
       .subarray(0, GROUP_HASH_BYTES)
-    return `m:${hash.toString('base64url')}`
+    found = `m:${hash.toString('base64url')}`
+    tails.set(key, found)
+    return found
   }
   return {
     tokenId: (token) => createHmac('sha256', secrets.tokenKey).update(token, 'utf8').digest().toString('latin1'),

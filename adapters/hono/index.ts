@@ -26,7 +26,6 @@ import {
   createGuards,
   isAnonymous,
   splitGuardOptions,
-  type Credentials,
   type FoundToken,
   type GuardOptions,
   type Guards,

@@ -104,7 +104,7 @@ export function createGuard(options: KoaGuardOptions): KoaGuard {
       try {
         credentials = credentialsOf(ctx)
       } catch (error) {
-        return settle(ctx, next, Promise.reject(error as Error))
+        return settle(ctx, next, Promise.reject(error))
       }
       // authenticate({ optional: true }) without credentials: on, with no `ctx.state.voot`.
       if (optional && isAnonymous(credentials)) return next()

@@ -84,6 +84,23 @@ function ownTimeRow(label: string, timed: Record<string, TimingSummary>, bareCpu
   }
 }
 
+/** Figure 2's row on `req.voot`: the accessor on Express's request prototype against a plain own property, in one server. */
+function accessorRow(timed: Record<string, TimingSummary>): Row {
+  const p50 = (name: string): number => timed[name]?.p50 ?? Number.NaN
+  const noop = p50('no-op middleware')
+  const readNoop = p50('no-op + handler read')
+  return {
+    figure: '2',
+    measure:
+      "Express 5: req.voot through the adapter's accessor / as an own property, the guard alone; the guard and a handler that reads req.voot (p50 minus the no-op's)",
+    result:
+      `${(p50('voot-guard') - noop).toFixed(1)} / ${(p50('voot-guard, own property') - noop).toFixed(1)} µs; ` +
+      `${(p50('guard + handler read, accessor') - readNoop).toFixed(1)} / ${(p50('guard + handler read, own property') - readNoop).toFixed(1)} µs`,
+    target: '',
+    met: undefined,
+  }
+}
+
 /** Figure 3's row of voot-guard against the fastest peer of one algorithm, with the goal when there is one. */
 function againstPeer(withPeers: RoundResults, algorithm: 'RS256' | 'HS256', peer: string, target: number | undefined): Row {
   const vs = ratioOf(withPeers, 'voot-guard', peer)
@@ -133,7 +150,13 @@ export async function warmThroughput(emulator: Child<EmulatorReady>, token: stri
   }
   // The peers are not timed this way: they hand on after an `await`, so their time to
   // `next()` includes waiting behind other requests, not only their own work.
-  const timed = await timeInside(server, pairRoutes.slice(1).reverse())
+  const accessorRoutes: LoadedRoute[] = [
+    { name: 'voot-guard, own property', path: '/guarded-own', headers: auth },
+    { name: 'guard + handler read, accessor', path: '/read/accessor', headers: auth },
+    { name: 'guard + handler read, own property', path: '/read/own', headers: auth },
+    { name: 'no-op + handler read', path: '/read/noop', headers: auth },
+  ]
+  const timed = await timeInside(server, [...pairRoutes.slice(1).reverse(), ...accessorRoutes])
   const stats = await server.call<{ upstreamCalls: number }>('stats')
   await stop(server)
   details['express5'] = {
@@ -142,7 +165,7 @@ export async function warmThroughput(emulator: Child<EmulatorReady>, token: stri
     timed,
     upstreamCalls: stats.upstreamCalls,
   }
-  rows.push(...pairRows('Express 5', pair, 0.95), ownTimeRow('Express 5', timed, medianCpu(pair, 'bare')))
+  rows.push(...pairRows('Express 5', pair, 0.95), ownTimeRow('Express 5', timed, medianCpu(pair, 'bare')), accessorRow(timed))
 
   // 3. Peers, as throughput relative to the bare route, and voot-guard over the fastest RS256.
   let fastestRs256: { name: string; rps: number } | undefined
@@ -196,6 +219,8 @@ export async function otherFrameworks(emulator: Child<EmulatorReady>, token: str
     ['fastify', 'Fastify 5', 0.95],
     ['hono', 'Hono 4 (node server)', 0.95],
     ['nest-express', 'Nest 12 (Express platform)', 0.97],
+    // The control for Express: its adapter's middleware from a plain node:http handler.
+    ['node-http', "node:http, no framework (the Express adapter's middleware)", 0.95],
   ] as const) {
     if (!wantedFramework(framework)) continue
     progress(`2. warm cache, ${label}`)

@@ -6,7 +6,7 @@
 
 /** Configuration of a server child (JSON in its first argument). */
 export interface ServerConfig {
-  readonly framework: 'express5' | 'express4' | 'koa3' | 'fastify' | 'hono' | 'nest-express'
+  readonly framework: 'express5' | 'express4' | 'koa3' | 'fastify' | 'hono' | 'nest-express' | 'node-http'
   /** The group service (the emulator child). */
   readonly baseUrl: string
   /** Mount the JWT peers (Express only). */

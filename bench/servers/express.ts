@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import type express from 'express'
 import type { RequestHandler } from 'express'
 import { createGuard } from '../../adapters/express/index.js'
+import { authorizationOf, createGuardCore, type VootContext } from '../../src/adapter-kit.js'
 import { ORG_ID } from '../../testing/index.js'
 import { createPeers, type Peers } from './jwt-peers.js'
 import { serveParent } from './ipc.js'
@@ -39,6 +40,44 @@ app.get('/noop', noop, ok)
 const timings = createTimings()
 app.get('/timed/noop', timings.express('no-op middleware', noop), ok)
 app.get('/timed/guarded', timings.express('voot-guard', guard.requireGroup(ORG_ID, 'admin')), ok)
+
+// Whether `req.voot` behind the accessor on Express's request prototype (the adapter) pays
+// for itself against a plain own property once the handler reads it: the same core, the
+// context stored either way, timed from the guard's start to the handler's read.
+const core = createGuardCore({ resolver: guard.resolver, realm: 'bench' })
+const requirement = core.groupRequirement(ORG_ID, 'admin')
+const ownProperty: RequestHandler = (req, _res, next) => {
+  const store = (context: VootContext): void => {
+    // An own data property, as an assignment makes one (the accessor would catch an assignment).
+    Object.defineProperty(req, 'voot', { value: context, writable: true, enumerable: true, configurable: true })
+  }
+  const result = core.authorizeNow({ authorization: authorizationOf(req) }, requirement)
+  if (result instanceof Promise) {
+    result.then((context) => {
+      store(context)
+      next()
+    }, next)
+    return
+  }
+  store(result)
+  next()
+}
+const startedAt = new WeakMap<object, number>()
+const startTimer: RequestHandler = (req, _res, next) => {
+  startedAt.set(req, performance.now())
+  next()
+}
+const readVoot =
+  (name: string): RequestHandler =>
+  (req, res) => {
+    const allowed = req.voot?.decision.allowed === true
+    timings.record(name, performance.now() - (startedAt.get(req) ?? Number.NaN))
+    res.json({ ok: allowed })
+  }
+app.get('/timed/guarded-own', timings.express('voot-guard, own property', ownProperty), ok)
+app.get('/timed/read/accessor', startTimer, guard.requireGroup(ORG_ID, 'admin'), readVoot('guard + handler read, accessor'))
+app.get('/timed/read/own', startTimer, ownProperty, readVoot('guard + handler read, own property'))
+app.get('/timed/read/noop', startTimer, noop, readVoot('no-op + handler read'))
 
 let peers: Peers | undefined
 if (config.peers === true) {

@@ -41,6 +41,8 @@ export interface Timings {
   hono(name: string, middleware: MiddlewareHandler): MiddlewareHandler
   /** A guard (Nest's `canActivate`): timed until it answers, synchronously or through its promise. */
   guard<C>(name: string, canActivate: (context: C) => boolean | Promise<boolean>): (context: C) => boolean | Promise<boolean>
+  /** Records one sample of `name` (ms), for spans that no single middleware covers. */
+  record(name: string, ms: number): void
   /** The samples so far, then forgets them. */
   summary(): Record<string, TimingSummary>
 }
@@ -56,6 +58,7 @@ export function createTimings(): Timings {
   }
 
   return {
+    record,
     express: (name, middleware) => (req: Request, res: Response, next: NextFunction) => {
       const started = performance.now()
       middleware(req, res, (error?: unknown) => {

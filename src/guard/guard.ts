@@ -230,7 +230,9 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     }
     // A resolver of someone else's may lack `checkNow`, or answer `check` with a thenable.
     const decided =
-      resolver.checkNow === undefined ? Promise.resolve(resolver.check(token, requirement, options)) : resolver.checkNow(token, requirement, options)
+      resolver.checkNow === undefined
+        ? Promise.resolve(resolver.check(token, requirement, options))
+        : resolver.checkNow(token, requirement, options)
     if (decided instanceof Promise) {
       return decided.then((decision) => {
         if (!decision.allowed) throw refusal()

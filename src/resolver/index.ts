@@ -111,21 +111,24 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   const accepted = new WeakSet<Requirement>()
 
   /**
-   * The decision fresh cached answers give (hits counted), or `undefined`. `digest` is the
-   * request's one digest of the token, computed by the caller and reused by the cold path.
+   * The decision fresh cached answers give, or `undefined`. `digest` is the request's one
+   * digest of the token, computed by the caller and reused by the cold path. Hits are
+   * counted by {@link used}, once the caller keeps the decision.
    */
   function warmDecision(
     digest: string,
     requirement: Requirement,
     at: number,
     callOptions: ResolveOptions | undefined,
-    allowedOnly: boolean,
   ): Decision | undefined {
     const expiresAt = callOptions?.tokenExpiresAt
     // Written as `!(a < b)` so that a NaN expiry counts as expired: the cold path refuses it.
     if (expiresAt !== undefined && !(at < expiresAt)) return undefined
-    const decision = warm.decide(digest, requirement, at)
-    if (decision === undefined || (allowedOnly && !decision.allowed)) return undefined
+    return warm.decide(digest, requirement, at)
+  }
+
+  /** Records a warm decision that is given out: its trace and its cache hits. */
+  function used(requirement: Requirement, decision: Decision): Decision {
     traceWarmDecision(requirement, decision, recordWarmHits)
     return decision
   }
@@ -134,8 +137,8 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   function checkValid(token: string, requirement: Requirement, callOptions: ResolveOptions | undefined): Decision | Promise<Decision> {
     const at = now()
     const digest = store.digest(token)
-    const quick = warmDecision(digest, requirement, at, callOptions, false)
-    if (quick !== undefined) return quick
+    const quick = warmDecision(digest, requirement, at, callOptions)
+    if (quick !== undefined) return used(requirement, quick)
     // The miss hands on what the warm attempt computed: the digest and the instant.
     return traceDecision(requirement, (decision) => decide(requirement, lookupsFor({ token, digest, options: callOptions, at, decision })))
   }
@@ -195,7 +198,8 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       // Only requirements `check` has validated for this resolver; anything else, and any
       // doubt, goes the long way through `check`.
       if (typeof token !== 'string' || token.length === 0 || !accepted.has(requirement)) return undefined
-      return warmDecision(store.digest(token), requirement, now(), callOptions, true)
+      const decision = warmDecision(store.digest(token), requirement, now(), callOptions)
+      return decision?.allowed === true ? used(requirement, decision) : undefined
     },
 
     async invalidate(token) {

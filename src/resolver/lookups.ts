@@ -55,6 +55,8 @@ interface Attempt {
   /** When the token expires: nothing is cached past it. */
   readonly deadline: number
   readonly context: ResolveContext | undefined
+  /** The shared tier's key of the answer, made once per attempt (the tier derives its names from it once). */
+  readonly sharedKey: SharedCacheKey | undefined
 }
 
 const TIER_RANK: Readonly<Record<CacheTier, number>> = { l1: 0, coalesced: 1, l2: 2, upstream: 3 }
@@ -124,7 +126,7 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
       return waitFor(running.promise, lookup.options?.signal)
     }
     const flight = gate.start(key, (self) => {
-      const attempt: Attempt = { lookup, place, self, deadline, context }
+      const attempt: Attempt = { lookup, place, self, deadline, context, sharedKey: shared === undefined ? undefined : sharedKey(lookup) }
       return shared === undefined ? callUpstream(attempt) : fill(shared, attempt)
     })
     return waitFor(flight.promise, lookup.options?.signal)
@@ -133,7 +135,7 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
   /** The shared tier's answer, another instance's (when it holds the lock), or our own call. */
   async function fill(tier: SharedCache, attempt: Attempt): Promise<unknown> {
     const { lookup, place, self, context } = attempt
-    const key = sharedKey(lookup)
+    const key = attempt.sharedKey ?? sharedKey(lookup)
     // Read at once with the answer: another instance's 401 for this token (its revocation).
     const [hit, refused] = await Promise.all([tier.get(key), tier.get({ tokenId: lookup.digest, kind: 'invalid' })])
     telemetry.shared(place, hit !== undefined || refused !== undefined)
@@ -217,7 +219,7 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
       keep: !self.discard,
     })
     if (shared !== undefined && !self.discard && life > 0 && done < deadline) {
-      void shared.set(sharedKey(lookup), answer, Math.min(life, deadline - done))
+      void shared.set(attempt.sharedKey ?? sharedKey(lookup), answer, Math.min(life, deadline - done))
     }
     return prepared
   }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { request } from 'undici'
 import { createClient } from 'redis'
 
-const seen = vi.hoisted(() => ({ tokens: new Set<string>(), digests: 0 }))
+const seen = vi.hoisted(() => ({ tokens: new Set<string>(), digests: 0, groupId: '', groupDigests: 0 }))
 
 /** Counts a digest when `input` is (or ends with) a token under test, unless the emulator (which keeps its tokens hashed) made it. */
 function countIfToken(input: unknown): void {
@@ -42,6 +42,8 @@ vi.mock('node:crypto', async (importOriginal) => {
       return Object.assign(hmac, {
         update: (data: unknown, encoding?: unknown) => {
           countIfToken(data)
+          // The shared tier's name of a membership: an HMAC over the token id and the group id.
+          if (data === seen.groupId) seen.groupDigests++
           return update(data, encoding)
         },
       })
@@ -94,7 +96,8 @@ describe('the guard core: one digest per decision', () => {
     ['with a shared tier', true],
   ])('%s: cold and warm, allowed and denied', async (_label, withTier) => {
     const client = withTier ? await createClient({ url: redis.url }).connect() : undefined
-    const sharedCache = client === undefined ? undefined : createRedisCache({ client, secret: 'a secret of at least thirty-two characters' })
+    const sharedCache =
+      client === undefined ? undefined : createRedisCache({ client, secret: 'a secret of at least thirty-two characters' })
     const core = createGuardCore({ baseUrl: emulator.baseUrl, ...(sharedCache === undefined ? {} : { sharedCache }) })
     const allowed = group(ORG_ID, 'admin')
     const denied = group(ORG_ID, 'owner')
@@ -103,7 +106,11 @@ describe('the guard core: one digest per decision', () => {
       const credentials = { authorization: `Bearer ${token}` }
       // Cold: a miss, `me/groups`, then the membership (the owner requirement needs it).
       expect(await digestsOf(() => core.authorizeNow(credentials, allowed))).toBe(1)
+      seen.groupId = ORG_ID
+      const groupDigests = seen.groupDigests
       expect(await digestsOf(() => (core.authorizeNow(credentials, denied) as Promise<unknown>).catch(() => undefined))).toBe(1)
+      // The tier names the membership's entry and lock (read, lock, write) from one HMAC of the group id.
+      expect(seen.groupDigests - groupDigests).toBe(withTier ? 1 : 0)
       // Warm: decided from the cache.
       const warm = await digestsOf(() => {
         expect(core.authorizeNow(credentials, allowed)).not.toBeInstanceOf(Promise)
