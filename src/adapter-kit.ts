@@ -4,9 +4,10 @@
  * Applications do not need this module: they import an adapter (`voot-guard/express`,
  * `voot-guard/koa`, `voot-guard/fastify`, ...) or the resolver from `voot-guard`. It is for
  * people who write an adapter for another framework. Every adapter has the same shape:
- * read the credentials ({@link createCredentialsReader}, {@link authorizationOf}), try the
- * synchronous warm path ({@link GuardCore.authorizeCached}), else the async path
- * ({@link GuardCore.authorize}), then render the HTTP contract ({@link GuardCore.answer}).
+ * read the credentials ({@link createCredentialsReader}, {@link authorizationOf}), decide
+ * ({@link GuardCore.authorizeNow}: the context at once on a warm cache, else a promise; the
+ * token is read and digested once either way), then render the HTTP contract
+ * ({@link GuardCore.answer}).
  * For `authenticate({ optional: true })`, {@link createGuards} passes `optional`, and a
  * request that {@link isAnonymous} goes on without a context.
  *
@@ -17,8 +18,8 @@
  * const core = createGuardCore({ baseUrl: 'https://groups-api.example.org/groups' })
  * const credentialsOf = createCredentialsReader(undefined, (req: { rawHeaders: string[] }) => authorizationOf(req))
  * const guard = createGuards(core, (requirement) => async (req: { rawHeaders: string[] }) => {
- *   const cached = core.authorizeCached(credentialsOf(req), requirement)
- *   return cached ?? (await core.authorize(credentialsOf(req), requirement))
+ *   const result = core.authorizeNow(credentialsOf(req), requirement)
+ *   return result instanceof Promise ? await result : result
  * })
  * ```
  *
