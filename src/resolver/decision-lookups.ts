@@ -13,6 +13,7 @@ import { group, type RequirementContext } from '../decision/requirements.js'
 import type { AuthorizeContext } from '../tracing-channels.js'
 import type { Membership } from '../types.js'
 import type { Lookup, ResolveOptions } from './lookups.js'
+import { tokenExpiry } from './store/token-expiry.js'
 
 /** What {@link createDecisionLookups} binds to one token. */
 export interface TokenLookup {
@@ -33,6 +34,9 @@ export function createDecisionLookups(
   lookup: (lookup: Lookup) => Promise<unknown>,
 ): (forToken: TokenLookup) => DecisionLookups {
   return ({ token, digest, options, at, decision }) => {
+    // A decision's lookups read the token's expiry once between them, not once each.
+    let expiry: { readonly value: number | undefined } | undefined
+    const jwtExpiry = (): number | undefined => (expiry ??= { value: tokenExpiry(token) }).value
     const groups = (): Promise<GroupsIndex> =>
       lookup({
         token,
@@ -41,6 +45,7 @@ export function createDecisionLookups(
         groupId: undefined,
         options,
         decision,
+        jwtExpiry,
         // The caller's signal is not passed on: the call is shared with other waiters. The
         // signal here is the retry's share of the deadline.
         fetch: (signal) => client.myGroups(token, { signal }),
@@ -53,6 +58,7 @@ export function createDecisionLookups(
         groupId,
         options,
         decision,
+        jwtExpiry,
         fetch: (signal) => client.myMembership(token, groupId, { signal }),
       }) as Promise<Membership | null>
     let context: RequirementContext | undefined

@@ -45,6 +45,8 @@ export interface Lookup {
   readonly fetch: (signal: AbortSignal | undefined) => Promise<unknown>
   /** The traced decision this lookup serves, if any: it learns the slowest tier its lookups needed. */
   readonly decision?: AuthorizeContext | undefined
+  /** The token's JWT `exp` (see `tokenExpiry`), read once for every lookup of one decision; read here when absent. */
+  readonly jwtExpiry?: (() => number | undefined) | undefined
 }
 
 /** One cold lookup under way: what it is for, its flight, and its trace. */
@@ -97,7 +99,7 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
 
   function tokenDeadline(lookup: Lookup): number {
     const given = lookup.options?.tokenExpiresAt
-    const fromJwt = tokenExpiry(lookup.token)
+    const fromJwt = lookup.jwtExpiry === undefined ? tokenExpiry(lookup.token) : lookup.jwtExpiry()
     if (given === undefined) return fromJwt ?? Infinity
     return fromJwt === undefined ? given : Math.min(given, fromJwt)
   }
