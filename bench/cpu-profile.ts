@@ -60,11 +60,9 @@ const directory = mkdtempSync(join(tmpdir(), 'voot-guard-cpu-profile-'))
 /** One route in a server of its own under the profiler: its breakdown over the measured window. */
 async function profileRoute(route: (typeof ROUTES)[number], round: number): Promise<ProfileBreakdown> {
   const profileDir = join(directory, `${round}-${route.path.slice(1)}`)
-  const server = await start<ServerReady>(script, [JSON.stringify({ framework, baseUrl: emulator.ready.baseUrl })], SERVER_CPU, [
-    '--cpu-prof',
-    `--cpu-prof-dir=${profileDir}`,
-    `--cpu-prof-interval=${interval}`,
-  ])
+  const server = await start<ServerReady>(script, [JSON.stringify({ framework, baseUrl: emulator.ready.baseUrl })], SERVER_CPU, {
+    nodeOptions: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${interval}`],
+  })
   const load = (duration: number) => closedLoop({ port: server.ready.port, path: route.path, duration, headers, ...LOAD }, server)
   await load(2) // warm-up: the cache, the JIT
   const before = await server.cpu()

@@ -67,7 +67,8 @@ const QUICK: Profile = {
 const chosen = process.argv.includes('--quick') ? QUICK : FULL
 // `--rounds N` sets figure 2's rounds (more for a tighter median: the error falls with √N).
 const roundsArgument = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : undefined
-if (roundsArgument !== undefined && !(Number.isInteger(roundsArgument) && roundsArgument >= 1)) throw new Error('--rounds needs a positive integer')
+if (roundsArgument !== undefined && !(Number.isInteger(roundsArgument) && roundsArgument >= 1))
+  throw new Error('--rounds needs a positive integer')
 export const profile: Profile = roundsArgument === undefined ? chosen : { ...chosen, pair: { ...chosen.pair, rounds: roundsArgument } }
 // `--only 1,5,8` runs some figures (for working on one of them); the default is all of them.
 const onlyArgument = process.argv[process.argv.indexOf('--only') + 1]
@@ -76,5 +77,6 @@ export const wanted = (...figures: string[]): boolean => only === undefined || f
 // `--frameworks fastify,hono` loads only those servers in figure 2 (express5, express4, koa3, fastify, hono,
 // nest-express, node-http).
 const frameworksArgument = process.argv[process.argv.indexOf('--frameworks') + 1]
-export const frameworks = process.argv.includes('--frameworks') && frameworksArgument !== undefined ? new Set(frameworksArgument.split(',')) : undefined
+export const frameworks =
+  process.argv.includes('--frameworks') && frameworksArgument !== undefined ? new Set(frameworksArgument.split(',')) : undefined
 export const wantedFramework = (name: string): boolean => frameworks === undefined || frameworks.has(name)

@@ -26,11 +26,10 @@ export async function start<R>(
   script: string,
   args: readonly string[],
   cpu: number,
-  nodeOptions: readonly string[] = [],
-  idlePriority = false,
+  { nodeOptions = [], idlePriority = false }: { nodeOptions?: readonly string[]; idlePriority?: boolean } = {},
 ): Promise<Child<R>> {
   const child = await startChild<R>(script, { args, cpu, nodeOptions, idlePriority })
-  children.push(child as Child<unknown>)
+  children.push(child)
   return child
 }
 
@@ -95,7 +94,7 @@ export function checkFailures(results: RoundResults): void {
 export async function startIdleSpinners(): Promise<void> {
   for (const cpu of [LOAD_CPU, SERVER_CPU]) {
     try {
-      await start('./servers/idle-spinner.js', [], cpu, [], true)
+      await start('./servers/idle-spinner.js', [], cpu, { idlePriority: true })
     } catch {
       progress(`  note: could not start an idle spinner on CPU ${cpu} (chrt missing?); latency figures will include vCPU wake-ups`)
     }

@@ -13,9 +13,9 @@ export async function memory(): Promise<void> {
   const { tokens, max, varieties } = profile.memory
   for (const variety of varieties) {
     progress(`7. memory (${variety} answers): ${tokens.toLocaleString('en-US')} distinct tokens, cache.max ${max.toLocaleString('en-US')}`)
-    const child = await start<MemoryResult>('./servers/memory.js', [String(tokens), String(max), 'carol', variety], SERVER_CPU, [
-      '--expose-gc',
-    ])
+    const child = await start<MemoryResult>('./servers/memory.js', [String(tokens), String(max), 'carol', variety], SERVER_CPU, {
+      nodeOptions: ['--expose-gc'],
+    })
     const result = child.ready
     await stop(child)
     details[`memory-${variety}`] = result

@@ -12,16 +12,7 @@ import type { ServerReady } from '../servers/config.js'
 import type { EmulatorReady } from '../servers/emulator.js'
 import type { TimingSummary } from '../servers/timings.js'
 import { formatRatio } from '../stats.js'
-import {
-  failuresOf,
-  interleavedRounds,
-  type LoadedRoute,
-  medianBusy,
-  medianCpu,
-  medianRps,
-  ratioOf,
-  type RoundResults,
-} from '../suites/throughput.js'
+import { interleavedRounds, type LoadedRoute, medianBusy, medianCpu, medianRps, ratioOf, type RoundResults } from '../suites/throughput.js'
 import type { Row } from '../table.js'
 
 /** The range of a route's throughput over the rounds: how noisy the machine was. */

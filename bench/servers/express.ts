@@ -6,7 +6,6 @@
  * @module
  */
 import type { AddressInfo } from 'node:net'
-import type express from 'express'
 import type { RequestHandler } from 'express'
 import { createGuard } from '../../adapters/express/index.js'
 import { authorizationOf, createGuardCore, type VootContext } from '../../src/adapter-kit.js'
@@ -19,7 +18,7 @@ import { COALESCE_GROUP_ID, type ServerConfig, type ServerReady } from './config
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ServerConfig
 // `express4` is the npm alias of Express 4; its types are Express 5's, which is all we use.
-const framework = (config.framework === 'express4' ? await import('express4' as string) : await import('express')) as { default: typeof express }
+const framework = config.framework === 'express4' ? await import('express4') : await import('express')
 const app = framework.default()
 app.disable('x-powered-by')
 app.set('etag', false)
@@ -105,10 +104,9 @@ const server = app.listen(0, '127.0.0.1')
 await new Promise<void>((resolve) => server.once('listening', resolve))
 server.keepAliveTimeout = 60_000
 
-serveParent(
-  { stats: () => guard.resolver.stats(), timings: () => timings.summary() },
-  {
-    port: (server.address() as AddressInfo).port,
-    ...(peers === undefined ? {} : { peers: peers.routes.map(({ path, algorithm, label }) => ({ path, algorithm, label })), jwt: peers.tokens }),
-  } satisfies ServerReady,
-)
+serveParent({ stats: () => guard.resolver.stats(), timings: () => timings.summary() }, {
+  port: (server.address() as AddressInfo).port,
+  ...(peers === undefined
+    ? {}
+    : { peers: peers.routes.map(({ path, algorithm, label }) => ({ path, algorithm, label })), jwt: peers.tokens }),
+} satisfies ServerReady)

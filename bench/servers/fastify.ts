@@ -35,4 +35,6 @@ app.get('/timed/guarded', { onRequest: timings.fastify('voot-guard', guard.requi
 
 await app.listen({ port: 0, host: '127.0.0.1' })
 
-serveParent({ stats: () => guard.resolver.stats(), timings: () => timings.summary() }, { port: (app.server.address() as AddressInfo).port } satisfies ServerReady)
+serveParent({ stats: () => guard.resolver.stats(), timings: () => timings.summary() }, {
+  port: (app.server.address() as AddressInfo).port,
+} satisfies ServerReady)

@@ -33,4 +33,6 @@ const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Se
 await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', resolve)))
 server.keepAliveTimeout = 60_000
 
-serveParent({ stats: () => guard.resolver.stats(), timings: () => timings.summary() }, { port: (server.address() as AddressInfo).port } satisfies ServerReady)
+serveParent({ stats: () => guard.resolver.stats(), timings: () => timings.summary() }, {
+  port: (server.address() as AddressInfo).port,
+} satisfies ServerReady)

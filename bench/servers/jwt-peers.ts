@@ -66,14 +66,54 @@ export async function createPeers(): Promise<Peers> {
   const common = { issuer: ISSUER, audience: AUDIENCE }
   const ejwt = { algorithms: ['RS256' as const], issuer: ISSUER, audience: AUDIENCE }
   const routes: PeerRoute[] = [
-    { path: '/peer/oauth2-rs256-jwksuri', algorithm: 'RS256', label: 'express-oauth2-jwt-bearer RS256 jwksUri (loopback, cached)', middleware: auth({ ...common, jwksUri }) },
-    { path: '/peer/oauth2-rs256-jwks', algorithm: 'RS256', label: 'express-oauth2-jwt-bearer RS256 local JWKS object', middleware: auth({ ...common, publicKey: jwks }) },
-    { path: '/peer/oauth2-rs256-pem', algorithm: 'RS256', label: 'express-oauth2-jwt-bearer RS256 PEM string (imported once)', middleware: auth({ ...common, publicKey: pem, tokenSigningAlg: 'RS256' }) },
-    { path: '/peer/oauth2-hs256', algorithm: 'HS256', label: 'express-oauth2-jwt-bearer HS256 secret', middleware: auth({ ...common, secret, tokenSigningAlg: 'HS256' }) },
-    { path: '/peer/jwt-rs256-pem', algorithm: 'RS256', label: 'express-jwt RS256 PEM string', middleware: expressjwt({ ...ejwt, secret: pem }) },
-    { path: '/peer/jwt-rs256-keyobject', algorithm: 'RS256', label: 'express-jwt RS256 KeyObject', middleware: expressjwt({ ...ejwt, secret: createPublicKey(pem) }) },
-    { path: '/peer/jwt-hs256', algorithm: 'HS256', label: 'express-jwt HS256 string secret', middleware: expressjwt({ ...ejwt, algorithms: ['HS256'], secret }) },
-    { path: '/peer/jwt-hs256-keyobject', algorithm: 'HS256', label: 'express-jwt HS256 KeyObject', middleware: expressjwt({ ...ejwt, algorithms: ['HS256'], secret: secretKey }) },
+    {
+      path: '/peer/oauth2-rs256-jwksuri',
+      algorithm: 'RS256',
+      label: 'express-oauth2-jwt-bearer RS256 jwksUri (loopback, cached)',
+      middleware: auth({ ...common, jwksUri }),
+    },
+    {
+      path: '/peer/oauth2-rs256-jwks',
+      algorithm: 'RS256',
+      label: 'express-oauth2-jwt-bearer RS256 local JWKS object',
+      middleware: auth({ ...common, publicKey: jwks }),
+    },
+    {
+      path: '/peer/oauth2-rs256-pem',
+      algorithm: 'RS256',
+      label: 'express-oauth2-jwt-bearer RS256 PEM string (imported once)',
+      middleware: auth({ ...common, publicKey: pem, tokenSigningAlg: 'RS256' }),
+    },
+    {
+      path: '/peer/oauth2-hs256',
+      algorithm: 'HS256',
+      label: 'express-oauth2-jwt-bearer HS256 secret',
+      middleware: auth({ ...common, secret, tokenSigningAlg: 'HS256' }),
+    },
+    {
+      path: '/peer/jwt-rs256-pem',
+      algorithm: 'RS256',
+      label: 'express-jwt RS256 PEM string',
+      middleware: expressjwt({ ...ejwt, secret: pem }),
+    },
+    {
+      path: '/peer/jwt-rs256-keyobject',
+      algorithm: 'RS256',
+      label: 'express-jwt RS256 KeyObject',
+      middleware: expressjwt({ ...ejwt, secret: createPublicKey(pem) }),
+    },
+    {
+      path: '/peer/jwt-hs256',
+      algorithm: 'HS256',
+      label: 'express-jwt HS256 string secret',
+      middleware: expressjwt({ ...ejwt, algorithms: ['HS256'], secret }),
+    },
+    {
+      path: '/peer/jwt-hs256-keyobject',
+      algorithm: 'HS256',
+      label: 'express-jwt HS256 KeyObject',
+      middleware: expressjwt({ ...ejwt, algorithms: ['HS256'], secret: secretKey }),
+    },
   ]
   return {
     routes,

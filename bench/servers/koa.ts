@@ -31,7 +31,7 @@ const ok = (ctx: Context): Promise<void> => {
 // A two-route dispatcher instead of a router package: both routes pay the same for it.
 app.use((ctx) => {
   if (ctx.path === '/bare') return ok(ctx)
-  if (ctx.path === '/guarded') return guarded(ctx, () => ok(ctx))
+  if (ctx.path === '/guarded') return guarded(ctx, () => ok(ctx)) as Promise<void>
   // What any middleware costs here, guard or not: the guard's own share is the rest.
   if (ctx.path === '/noop') return noop(ctx, () => ok(ctx))
   if (ctx.path === '/timed/noop') return timedNoop(ctx, () => ok(ctx))
@@ -44,4 +44,6 @@ const server = app.listen(0, '127.0.0.1')
 await new Promise<void>((resolve) => server.once('listening', resolve))
 server.keepAliveTimeout = 60_000
 
-serveParent({ stats: () => guard.resolver.stats(), timings: () => timings.summary() }, { port: (server.address() as AddressInfo).port } satisfies ServerReady)
+serveParent({ stats: () => guard.resolver.stats(), timings: () => timings.summary() }, {
+  port: (server.address() as AddressInfo).port,
+} satisfies ServerReady)

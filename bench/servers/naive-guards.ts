@@ -14,7 +14,10 @@ function decide(groups: readonly GroupWithMembership[], membership: () => Promis
   return membership().then((m) => m !== null && m.active !== false)
 }
 
-function handler(lookups: (token: string) => { groups(): Promise<readonly GroupWithMembership[]>; membership(): Promise<Membership | null> }, groupId: string): RequestHandler {
+function handler(
+  lookups: (token: string) => { groups(): Promise<readonly GroupWithMembership[]>; membership(): Promise<Membership | null> },
+  groupId: string,
+): RequestHandler {
   return (req, res, next) => {
     let token: string
     try {
@@ -35,7 +38,10 @@ function handler(lookups: (token: string) => { groups(): Promise<readonly GroupW
 }
 
 /** The two controls, over one plain groups client. */
-export function createNaiveGuards(baseUrl: string, groupId: string): { naive: RequestHandler; cacheOnly: RequestHandler; client: GroupsClient } {
+export function createNaiveGuards(
+  baseUrl: string,
+  groupId: string,
+): { naive: RequestHandler; cacheOnly: RequestHandler; client: GroupsClient } {
   const client = createGroupsClient({ baseUrl })
   const cache = new Map<string, unknown>()
   const digest = (token: string): string => createHash('sha256').update(token).digest('base64url')

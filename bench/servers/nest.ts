@@ -11,6 +11,7 @@ import type { Server } from 'node:http'
 import { Controller, Get, Injectable, Module, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common'
 import { NestFactory } from '@nestjs/core'
 import { ExpressAdapter } from '@nestjs/platform-express'
+import type { Express } from 'express'
 import { RequireGroup, VOOT_GUARD_CORE, VootGuard, VootGuardModule, type NestGuardCore } from '../../adapters/nestjs/index.js'
 import { ORG_ID } from '../../testing/index.js'
 import type { ServerConfig, ServerReady } from './config.js'
@@ -61,7 +62,12 @@ class BenchController {
   }
 }
 const route = (name: keyof BenchController, decorators: MethodDecorator[]): void => {
-  const descriptor = Reflect.decorate(decorators, BenchController.prototype, name, Object.getOwnPropertyDescriptor(BenchController.prototype, name))
+  const descriptor = Reflect.decorate(
+    decorators,
+    BenchController.prototype,
+    name,
+    Object.getOwnPropertyDescriptor(BenchController.prototype, name),
+  )
   if (descriptor !== undefined) Object.defineProperty(BenchController.prototype, name, descriptor)
 }
 route('bare', [Get('bare')])
@@ -71,16 +77,23 @@ route('timedNoop', [Get('timed/noop'), UseGuards(TimedNoopGuard)])
 route('timedGuarded', [Get('timed/guarded'), UseGuards(TimedVootGuard), RequireGroup(ORG_ID, 'admin')])
 Controller()(BenchController)
 
+// A Nest module is an empty class that its decorator describes.
+// eslint-disable-next-line @typescript-eslint/no-extraneous-class
 class BenchModule {}
 Module({ imports: [VootGuardModule.forRoot({ baseUrl: config.baseUrl, realm: 'bench' })], controllers: [BenchController] })(BenchModule)
 
 const adapter = new ExpressAdapter()
-adapter.getInstance().disable('x-powered-by')
-adapter.getInstance().set('etag', false)
+const instance = adapter.getInstance<Express>()
+instance.disable('x-powered-by')
+instance.set('etag', false)
+// Nest's own documented way to pass options; its options type is a class only in name.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
 const app = await NestFactory.create(BenchModule, adapter, { logger: false })
 await app.listen(0, '127.0.0.1')
 const server = app.getHttpServer() as Server
 server.keepAliveTimeout = 60_000
 const { core } = app.get<NestGuardCore>(VOOT_GUARD_CORE)
 
-serveParent({ stats: () => core.resolver.stats(), timings: () => timings.summary() }, { port: (server.address() as AddressInfo).port } satisfies ServerReady)
+serveParent({ stats: () => core.resolver.stats(), timings: () => timings.summary() }, {
+  port: (server.address() as AddressInfo).port,
+} satisfies ServerReady)

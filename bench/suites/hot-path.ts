@@ -90,7 +90,9 @@ export async function measureHotPath(options: { operations: number; batches: num
     await benchAsync('resolver.check (awaited)', operations, batches, () => resolver.check(token, requirement)),
   ]
   const credentials = { authorization: header }
-  const viaPromise = await benchAsync('guard core authorize (awaited): header to decision', operations, batches, () => core.authorize(credentials, requirement))
+  const viaPromise = await benchAsync('guard core authorize (awaited): header to decision', operations, batches, () =>
+    core.authorize(credentials, requirement),
+  )
   // What the adapters run on every request: `authorizeNow` (one read and one digest, warm or
   // cold), or in a core from before it `authorizeCached` (the warm attempt alone). Looked up
   // by name so that the suite also measures older cores, for before/after runs.
