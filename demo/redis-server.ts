@@ -26,7 +26,8 @@ export interface RedisServer {
   thaw(): void
 }
 
-async function freePort(): Promise<number> {
+/** A port that was free on 127.0.0.1 a moment ago (the OS chose it). */
+export async function freePort(): Promise<number> {
   const server = createServer()
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')

@@ -11,11 +11,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { createClient } from 'redis'
+import { freePort } from '../../demo/redis-server.js'
 
 const run = promisify(execFile)
 
@@ -53,15 +53,6 @@ export interface RedisSentinelFixture {
   /** The server that the sentinels name as master now. */
   master(): Promise<RedisNode>
   stop(): Promise<void>
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** One command through redis-cli; its output trimmed. */
@@ -139,7 +130,9 @@ export async function startRedisCluster(options: { replicas?: 0 | 1 } = {}): Pro
     }
     await Promise.all(nodes.map((node) => node.start()))
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`)
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 30_000 })
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], {
+      timeout: 30_000,
+    })
   } catch (error) {
     await Promise.all(nodes.map((node) => node.kill()))
     rmSync(dir, { recursive: true, force: true })
