@@ -12,16 +12,17 @@ import { OAuthValidationError } from './errors.js'
 import { providerFetch, type EndpointRole } from './fetch.js'
 import { createJwksCache, verifyIdToken } from './id-token.js'
 import { providerError } from './provider-errors.js'
-import {
-  authorizationParams,
-  checkRedirectBack,
-  isCodeVerifier,
-  parseImplicitFragment,
-  readParams,
-  type CallbackParams,
-} from './redirect.js'
+import { authorizationParams, checkRedirectBack, isCodeVerifier, parseImplicitFragment, readParams } from './redirect.js'
 import { completeRefresh, readScopeArgument, refreshGrant, tokenSetFromFields } from './token-set.js'
-import type { AuthorizationUrlOptions, CallbackChecks, OAuthClient, OAuthClientOptions, ProviderMetadata, TokenSet } from './types.js'
+import type {
+  AuthorizationUrlOptions,
+  CallbackChecks,
+  CallbackParams,
+  OAuthClient,
+  OAuthClientOptions,
+  ProviderMetadata,
+  TokenSet,
+} from './types.js'
 
 // JWKS: refetched when older than 10 minutes, and for an unknown key id no sooner than 5 s after the last such refetch.
 const JWKS_TIMES = { maxAge: 10 * 60_000, cooldown: 5_000 }

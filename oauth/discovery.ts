@@ -9,23 +9,7 @@
 import { endpointProblem } from './endpoint-url.js'
 import { OAuthValidationError } from './errors.js'
 import { jsonObject, unexpectedStatus, type ProviderFetch } from './fetch.js'
-import type { ProviderMetadata } from './types.js'
-
-/**
- * Endpoints given explicitly; they win over discovered and fixed ones.
- *
- * @example
- * ```ts
- * createOAuthClient({ ...options, endpoints: { userinfo: 'https://auth.example.org/openid/userinfo' } })
- * ```
- */
-export interface EndpointOverrides {
-  readonly authorization?: string
-  readonly token?: string
-  readonly userinfo?: string
-  /** The provider's public signing keys. */
-  readonly jwks?: string
-}
+import type { EndpointOverrides, ProviderMetadata } from './types.js'
 
 const REQUIRED = ['authorization_endpoint', 'token_endpoint']
 const ENDPOINTS = [...REQUIRED, 'userinfo_endpoint', 'jwks_uri', 'pushed_authorization_request_endpoint']

@@ -15,15 +15,18 @@
  * @module
  */
 export { createOAuthClient } from './client.js'
-export { discoveryUrl, fixedMetadata, type EndpointOverrides } from './discovery.js'
+export { discoveryUrl, fixedMetadata } from './discovery.js'
 export { isLoopbackHost } from './endpoint-url.js'
 export { OAuthError, OAuthValidationError, type OAuthCheck, type OAuthErrorOptions, type OAuthValidationErrorOptions } from './errors.js'
-export { codeChallenge, parseImplicitFragment, type CallbackParams, type ImplicitFragmentChecks } from './redirect.js'
+export { codeChallenge, parseImplicitFragment } from './redirect.js'
 export type {
   AuthorizationRequest,
   AuthorizationUrlOptions,
   CallbackChecks,
+  CallbackParams,
+  EndpointOverrides,
   IdTokenClaims,
+  ImplicitFragmentChecks,
   OAuthClient,
   OAuthClientOptions,
   ProviderMetadata,

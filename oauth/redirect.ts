@@ -8,39 +8,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { InvalidArgumentError } from '../src/errors.js'
 import { errorFromFields, OAuthValidationError } from './errors.js'
 import { readScopeArgument, tokenSetFromFields } from './token-set.js'
-import type { AuthorizationUrlOptions, TokenSet } from './types.js'
-
-/**
- * The parameters of a redirect back: the whole URL, a relative one (`req.originalUrl`), the
- * query or fragment string, `URLSearchParams`, or a parsed query object (`req.query`).
- *
- * @example
- * ```ts
- * const params: CallbackParams = req.originalUrl
- * ```
- */
-export type CallbackParams = URLSearchParams | Readonly<Record<string, unknown>> | string
-
-/**
- * What {@link parseImplicitFragment} checks the fragment against.
- *
- * @example
- * ```ts
- * const checks: ImplicitFragmentChecks = { state: sessionStorage.getItem('state') ?? '', issuer: 'https://auth.example.org' }
- * ```
- */
-export interface ImplicitFragmentChecks {
-  /** The `state` sent. Required. */
-  state: string
-  /** The scopes asked for, used when the provider does not list the granted ones. Default `[]`. */
-  scopes?: readonly string[]
-  /** Clock for `expiresAt`, in ms since the epoch. Default `Date.now`. */
-  now?: () => number
-  /** The provider's issuer (RFC 9207): an `iss` must equal it; without it, no `iss` is accepted. */
-  issuer?: string
-  /** `true` when the provider always sends `iss` (then one is required). Needs `issuer`. */
-  requireIssuer?: boolean
-}
+import type { AuthorizationUrlOptions, CallbackParams, ImplicitFragmentChecks, TokenSet } from './types.js'
 
 // Parameters the client sets itself; `params` must not override them.
 const RESERVED = new Set(

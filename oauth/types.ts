@@ -7,8 +7,6 @@
 import type { JWK } from 'jose'
 import type { CryptoKeyPair } from 'openid-client'
 import type { Dispatcher } from 'undici'
-import type { EndpointOverrides } from './discovery.js'
-import type { CallbackParams, ImplicitFragmentChecks } from './redirect.js'
 
 /**
  * Client authentication at the token and PAR endpoints: the secret in HTTP Basic or the
@@ -297,4 +295,52 @@ export interface OAuthClient {
    * metadata is loaded, a fragment without `iss` is refused: whether one is required is unknown.
    */
   parseImplicitFragment(urlOrFragment: CallbackParams, checks: Pick<ImplicitFragmentChecks, 'state'>): TokenSet
+}
+
+/**
+ * Endpoints given explicitly; they win over discovered and fixed ones.
+ *
+ * @example
+ * ```ts
+ * createOAuthClient({ ...options, endpoints: { userinfo: 'https://auth.example.org/openid/userinfo' } })
+ * ```
+ */
+export interface EndpointOverrides {
+  readonly authorization?: string
+  readonly token?: string
+  readonly userinfo?: string
+  /** The provider's public signing keys. */
+  readonly jwks?: string
+}
+
+/**
+ * The parameters of a redirect back: the whole URL, a relative one (`req.originalUrl`), the
+ * query or fragment string, `URLSearchParams`, or a parsed query object (`req.query`).
+ *
+ * @example
+ * ```ts
+ * const params: CallbackParams = req.originalUrl
+ * ```
+ */
+export type CallbackParams = URLSearchParams | Readonly<Record<string, unknown>> | string
+
+/**
+ * What {@link parseImplicitFragment} checks the fragment against.
+ *
+ * @example
+ * ```ts
+ * const checks: ImplicitFragmentChecks = { state: sessionStorage.getItem('state') ?? '', issuer: 'https://auth.example.org' }
+ * ```
+ */
+export interface ImplicitFragmentChecks {
+  /** The `state` sent. Required. */
+  state: string
+  /** The scopes asked for, used when the provider does not list the granted ones. Default `[]`. */
+  scopes?: readonly string[]
+  /** Clock for `expiresAt`, in ms since the epoch. Default `Date.now`. */
+  now?: () => number
+  /** The provider's issuer (RFC 9207): an `iss` must equal it; without it, no `iss` is accepted. */
+  issuer?: string
+  /** `true` when the provider always sends `iss` (then one is required). Needs `issuer`. */
+  requireIssuer?: boolean
 }

@@ -9,8 +9,6 @@
  *
  * @module
  */
-import { InvalidOptionError } from '../src/errors.js'
-import { isNodeRedisTopologyClient, type NodeRedisClusterLike, type NodeRedisSentinelLike } from './connection.js'
 
 /**
  * A connection the tier subscribes with: made by {@link RedisClientLike.duplicate}, opened and
@@ -81,32 +79,4 @@ export interface RedisClientLike {
    * a SCAN sees the keys of one node only. Leave it out for a single server or Sentinel.
    */
   masters?(): readonly RedisNodeLike[]
-}
-
-/**
- * Checks the `client` option: an object with `sendCommand` and `duplicate`.
- */
-export function redisClientOption(value: unknown): RedisClientLike | NodeRedisClusterLike | NodeRedisSentinelLike {
-  const candidate = value as Partial<RedisClientLike> | null | undefined
-  if (typeof candidate !== 'object' || candidate === null) {
-    throw new InvalidOptionError('client', 'must be a connected Redis client (node-redis, or one adapted as docs/redis.md shows)')
-  }
-  // ioredis (and its Cluster) has a sendCommand() and a duplicate() of its own, with other meanings.
-  if (typeof (candidate as { status?: unknown }).status === 'string' && typeof (candidate as { call?: unknown }).call === 'function') {
-    throw new InvalidOptionError(
-      'client',
-      'is an ioredis client: adapt it first, as docs/redis.md shows (fromIoredis, or fromIoredisCluster for a Cluster)',
-    )
-  }
-  if (isNodeRedisTopologyClient(candidate)) return candidate as unknown as NodeRedisClusterLike | NodeRedisSentinelLike
-  if (typeof candidate.sendCommand !== 'function' || typeof candidate.duplicate !== 'function') {
-    throw new InvalidOptionError(
-      'client',
-      'must have sendCommand() and duplicate() (node-redis does; adapt other clients as docs/redis.md shows)',
-    )
-  }
-  if (candidate.masters !== undefined && typeof candidate.masters !== 'function') {
-    throw new InvalidOptionError('client', 'has a masters member that is not a function (see RedisClientLike in docs/redis.md)')
-  }
-  return candidate as RedisClientLike
 }

@@ -6,7 +6,8 @@
  */
 import { InvalidOptionError } from '../src/errors.js'
 import { integerOption, objectOption } from '../src/option-checks.js'
-import { redisClientOption, type RedisClientLike } from './client.js'
+import type { RedisClientLike } from './client.js'
+import { redisClientOption } from './connection.js'
 import type { NodeRedisClusterLike, NodeRedisSentinelLike } from './connection.js'
 
 /**

@@ -18,30 +18,9 @@ import {
 import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
 import { extractBearerToken, isWellFormedToken } from '../token.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
-import type { GroupWithMembership, Membership } from '../types.js'
-import { RequestContext } from './voot-context.js'
+import { RequestContext, type VootContext } from './voot-context.js'
 
-/**
- * What a request carries after a guard allowed it (`req.voot` in Express,
- * `ctx.state.voot` in Koa). The token is not part of it; the lookups are bound to it.
- *
- * @example
- * ```ts
- * app.get('/me', guard.authenticate(), async (req, res) => {
- *   res.json((await req.voot!.groups()).map((g) => g.id))
- * })
- * ```
- */
-export interface VootContext {
-  /** The decision that let the request through. */
-  readonly decision: Decision
-  /** The user's active groups (`me/groups`, cached). */
-  groups(): Promise<readonly GroupWithMembership[]>
-  /** The user's membership of one group (`me/groups/{id}`, cached), or `null`. */
-  membership(groupId: string): Promise<Membership | null>
-  /** Decides a further requirement for the same user. */
-  check(requirement: Requirement): Promise<Decision>
-}
+export type { VootContext } from './voot-context.js'
 
 /**
  * Options shared by every adapter's `createGuard`: either a `resolver`, or the resolver's

@@ -1,5 +1,6 @@
 /**
- * The {@link VootContext} a guard leaves on an allowed request.
+ * The {@link VootContext} a guard leaves on an allowed request: its public shape and the
+ * one class that implements it.
  *
  * @module
  */
@@ -7,7 +8,28 @@ import type { Decision } from '../decision/types.js'
 import type { Requirement } from '../decision/requirements.js'
 import type { MembershipResolver, ResolveOptions } from '../resolver/index.js'
 import type { GroupWithMembership, Membership } from '../types.js'
-import type { VootContext } from './guard.js'
+
+/**
+ * What a request carries after a guard allowed it (`req.voot` in Express,
+ * `ctx.state.voot` in Koa). The token is not part of it; the lookups are bound to it.
+ *
+ * @example
+ * ```ts
+ * app.get('/me', guard.authenticate(), async (req, res) => {
+ *   res.json((await req.voot!.groups()).map((g) => g.id))
+ * })
+ * ```
+ */
+export interface VootContext {
+  /** The decision that let the request through. */
+  readonly decision: Decision
+  /** The user's active groups (`me/groups`, cached). */
+  groups(): Promise<readonly GroupWithMembership[]>
+  /** The user's membership of one group (`me/groups/{id}`, cached), or `null`. */
+  membership(groupId: string): Promise<Membership | null>
+  /** Decides a further requirement for the same user. */
+  check(requirement: Requirement): Promise<Decision>
+}
 
 /**
  * One allowed request's context: the decision, and the lookups bound to the request's token.
