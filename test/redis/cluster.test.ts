@@ -10,12 +10,13 @@ import { Cluster } from 'ioredis'
 import { createCluster } from 'redis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { fromIoredisCluster } from '../../examples/redis/ioredis-cluster-client.js'
-import { InvalidOptionError, InvalidTokenError } from '../../src/errors.js'
+import { InvalidOptionError } from '../../src/errors.js'
 import { createMembershipResolver, group, type MembershipResolver } from '../../src/index.js'
 import type { SharedCache, SharedCacheSignal } from '../../src/shared-cache.js'
 import { createRedisCache, type RedisCacheOptions } from '../../redis/index.js'
 import { ADHOC_GROUP_ID, ORG_ID, SCHOOL_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
 import { everyKeyOn, moveSlot, redisCli, startRedisCluster, type RedisClusterFixture } from '../support/redis-topology.js'
+import { eventually, outcome, subscribed } from '../support/shared-tier-checks.js'
 
 const SECRET = 'k3Jx9-Qw2v7Rz0pLm4Nc8Ty1Ub6Hs5Ga2Fe'
 
@@ -50,32 +51,6 @@ async function instance(timeout = 2_000, client?: RedisCacheOptions['client']): 
   const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, sharedCache: tier })
   cleanups.push(() => resolver.close())
   return { resolver, tier }
-}
-
-/** Resolves once `listener` hears invalidations published through `publisher`. */
-async function subscribed(publisher: SharedCache, listener: SharedCache): Promise<void> {
-  const probe = publisher.tokenId(`probe-${Math.random()}`)
-  let heard = false
-  const stop = listener.subscribe((signal) => {
-    if (signal.type === 'invalidate' && signal.tokenId === probe) heard = true
-  })
-  while (!heard) {
-    await publisher.invalidate(probe)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  stop()
-}
-
-async function eventually(predicate: () => Promise<boolean> | boolean): Promise<void> {
-  while (!(await predicate())) await new Promise((resolve) => setTimeout(resolve, 10))
-}
-
-async function outcome(promise: Promise<{ allowed: boolean }>): Promise<string> {
-  try {
-    return (await promise).allowed ? 'allowed' : 'denied'
-  } catch (error) {
-    return error instanceof InvalidTokenError ? 'invalid' : `error ${(error as { status?: number }).status ?? '?'}`
-  }
 }
 
 async function keysPerMaster(): Promise<number[]> {

@@ -6,12 +6,12 @@
  */
 import { createClient } from 'redis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { InvalidTokenError } from '../../src/errors.js'
 import { createMembershipResolver, group, type MembershipResolver } from '../../src/index.js'
 import type { SharedCache } from '../../src/shared-cache.js'
 import { createRedisCache } from '../../redis/index.js'
 import { ADHOC_GROUP_ID, ORG_ID, SCHOOL_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
 import { startRedisServer, type RedisServer } from '../../demo/redis-server.js'
+import { eventually, outcome, subscribed as heard } from '../support/shared-tier-checks.js'
 
 const SECRET = 'k3Jx9-Qw2v7Rz0pLm4Nc8Ty1Ub6Hs5Ga2Fe'
 const newClient = (url: string) => createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 20 } })
@@ -47,30 +47,7 @@ async function fleet(size: number, timeout = 2_000): Promise<Instance[]> {
 
 /** Resolves once every instance hears invalidations from the others (the subscriptions open in the background). */
 async function subscribed(fleet: readonly Instance[]): Promise<void> {
-  const probe = fleet[0]!.tier.tokenId('probe')
-  for (const listener of fleet.slice(1)) {
-    let heard = false
-    const stop = listener.tier.subscribe((signal) => {
-      if (signal.type === 'invalidate' && signal.tokenId === probe) heard = true
-    })
-    while (!heard) {
-      await fleet[0]!.tier.invalidate(probe)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-    stop()
-  }
-}
-
-async function eventually(predicate: () => Promise<boolean>): Promise<void> {
-  while (!(await predicate())) await new Promise((resolve) => setTimeout(resolve, 10))
-}
-
-async function outcome(promise: Promise<{ allowed: boolean }>): Promise<string> {
-  try {
-    return (await promise).allowed ? 'allowed' : 'denied'
-  } catch (error) {
-    return error instanceof InvalidTokenError ? 'invalid' : `error ${(error as { status?: number }).status ?? '?'}`
-  }
+  for (const listener of fleet.slice(1)) await heard(fleet[0]!.tier, listener.tier)
 }
 
 beforeAll(async () => {

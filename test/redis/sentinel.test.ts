@@ -8,12 +8,12 @@
 import { createHash } from 'node:crypto'
 import { createSentinel } from 'redis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { InvalidTokenError } from '../../src/errors.js'
 import { createMembershipResolver, group, type MembershipResolver } from '../../src/index.js'
 import type { SharedCache } from '../../src/shared-cache.js'
 import { createRedisCache } from '../../redis/index.js'
 import { ADHOC_GROUP_ID, ORG_ID, SCHOOL_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
 import { everyKeyOn, startRedisSentinel, type RedisSentinelFixture } from '../support/redis-topology.js'
+import { eventually, outcome, subscribed } from '../support/shared-tier-checks.js'
 
 const SECRET = 'k3Jx9-Qw2v7Rz0pLm4Nc8Ty1Ub6Hs5Ga2Fe'
 
@@ -39,31 +39,6 @@ async function instance(timeout = 2_000): Promise<Instance> {
   const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, sharedCache: tier })
   cleanups.push(() => resolver.close())
   return { resolver, tier }
-}
-
-async function subscribed(publisher: SharedCache, listener: SharedCache): Promise<void> {
-  const probe = publisher.tokenId(`probe-${Math.random()}`)
-  let heard = false
-  const stop = listener.subscribe((signal) => {
-    if (signal.type === 'invalidate' && signal.tokenId === probe) heard = true
-  })
-  while (!heard) {
-    await publisher.invalidate(probe)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  stop()
-}
-
-async function eventually(predicate: () => Promise<boolean> | boolean): Promise<void> {
-  while (!(await predicate())) await new Promise((resolve) => setTimeout(resolve, 10))
-}
-
-async function outcome(promise: Promise<{ allowed: boolean }>): Promise<string> {
-  try {
-    return (await promise).allowed ? 'allowed' : 'denied'
-  } catch (error) {
-    return error instanceof InvalidTokenError ? 'invalid' : `error ${(error as { status?: number }).status ?? '?'}`
-  }
 }
 
 beforeAll(async () => {
