@@ -2,26 +2,18 @@
 // here on Node's own global fetch against real servers on loopback: the same deadline,
 // redirects refused, the byte limit while the body streams, the concurrency bound, and
 // every failure an UpstreamError. test/runtimes runs the packed package in those runtimes.
-import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
-import { inspect } from 'node:util'
 import { MockAgent } from 'undici'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createGroupsClient } from '../../src/client/groups-client.js'
 import type { GroupsClient } from '../../src/client/groups-client.js'
 import { MAX_CONCURRENT_CALLS } from '../../src/client/transport.js'
 import { AbortedError, InvalidOptionError, UpstreamError } from '../../src/errors.js'
+import { json, rejectionWithout, startLoopbackServer, type TestServer } from '../support/loopback-http.js'
 
 vi.mock('#transport', () => import('../../src/client/transport-fetch.js'))
 
 const TOKEN = 'FetchT0ken-abc.def_ghi~jkl+mno/pqr='
-
-interface TestServer {
-  readonly url: string
-  readonly requests: IncomingMessage[]
-  connections: number
-}
 
 const cleanups: Array<() => Promise<void>> = []
 
@@ -29,53 +21,14 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.()
 })
 
-async function startServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
-  const sockets = new Set<Socket>()
-  const state: TestServer = { url: '', requests: [], connections: 0 }
-  const server = createServer((req, res) => {
-    state.requests.push(req)
-    handler(req, res)
-  })
-  server.on('connection', (socket) => {
-    state.connections += 1
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  Object.assign(state, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      }),
-  )
-  return state
-}
+const startServer = (handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> =>
+  startLoopbackServer(handler, cleanups)
+const rejection = (promise: Promise<unknown>): Promise<Error> => rejectionWithout(promise, TOKEN)
 
 function clientFor(server: { url: string }, options: { timeout?: number; maxResponseBytes?: number } = {}): GroupsClient {
   const client = createGroupsClient({ baseUrl: `${server.url}/groups`, ...options })
   cleanups.push(() => client.close())
   return client
-}
-
-function json(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify(value)
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers })
-  res.end(body)
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (err) {
-    const e = err as Error
-    for (const text of [e.message, e.stack ?? '', JSON.stringify(err), inspect(err, { depth: 20, showHidden: true })]) {
-      expect(text).not.toContain(TOKEN)
-    }
-    return e
-  }
-  throw new Error('expected the call to reject')
 }
 
 describe('groups client on the fetch transport, over real HTTP', () => {

@@ -1,26 +1,16 @@
 // Timing and HTTP behaviour of the groups client against real servers on loopback, with the
 // client's own keep-alive pool: deadlines, refused connections, streamed oversized bodies,
 // redirects, caller aborts, connection reuse.
-import { createServer } from 'node:http'
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { inspect } from 'node:util'
 import { Agent, interceptors } from 'undici'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createGroupsClient } from '../../src/client/groups-client.js'
 import type { GroupsClient } from '../../src/client/groups-client.js'
 import { AbortedError, UpstreamError } from '../../src/errors.js'
+import { json, rejectionWithout, startLoopbackServer, type TestServer } from '../support/loopback-http.js'
 
 const TOKEN = 'HttpT0ken-abc.def_ghi~jkl+mno/pqr='
-
-interface TestServer {
-  readonly url: string
-  readonly server: Server
-  readonly requests: IncomingMessage[]
-  /** Number of TCP connections accepted. */
-  connections: number
-  close(): Promise<void>
-}
 
 const cleanups: Array<() => Promise<void>> = []
 
@@ -28,59 +18,15 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.()
 })
 
-async function startServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
-  const sockets = new Set<Socket>()
-  const server = createServer((req, res) => {
-    state.requests.push(req)
-    handler(req, res)
-  })
-  const state: TestServer = {
-    url: '',
-    server,
-    requests: [],
-    connections: 0,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      }),
-  }
-  server.on('connection', (socket) => {
-    state.connections += 1
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  Object.assign(state, { url: `http://127.0.0.1:${port}` })
-  cleanups.push(() => state.close())
-  return state
-}
+const startServer = (handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> =>
+  startLoopbackServer(handler, cleanups)
+const rejection = (promise: Promise<unknown>): Promise<Error> => rejectionWithout(promise, TOKEN)
 
 function clientFor(server: { url: string }, options: { timeout?: number; maxResponseBytes?: number } = {}): GroupsClient {
   const client = createGroupsClient({ baseUrl: `${server.url}/groups`, ...options })
   // Registered after the server, so it runs first (cleanups pop in reverse order).
   cleanups.push(() => client.close())
   return client
-}
-
-function json(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value)
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
-  res.end(body)
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (err) {
-    const e = err as Error
-    for (const text of [e.message, e.stack ?? '', JSON.stringify(err), inspect(err, { depth: 20, showHidden: true })]) {
-      expect(text).not.toContain(TOKEN)
-    }
-    return e
-  }
-  throw new Error('expected the call to reject')
 }
 
 describe('groups client over real HTTP', () => {
