@@ -74,9 +74,14 @@ export const profile: Profile = roundsArgument === undefined ? chosen : { ...cho
 const onlyArgument = process.argv[process.argv.indexOf('--only') + 1]
 const only = process.argv.includes('--only') && onlyArgument !== undefined ? new Set(onlyArgument.split(',')) : undefined
 export const wanted = (...figures: string[]): boolean => only === undefined || figures.some((figure) => only.has(figure))
-// `--frameworks fastify,hono` loads only those servers in figure 2 (express5, express4, koa3, fastify, hono,
-// nest-express, node-http).
+// `--frameworks fastify,hono` loads only those servers in figure 2. A name that is not one
+// of them is refused: misspelt (`koa` for `koa3`), it would silently print no rows.
+const FRAMEWORKS = ['express5', 'express4', 'koa3', 'fastify', 'hono', 'nest-express', 'node-http']
 const frameworksArgument = process.argv[process.argv.indexOf('--frameworks') + 1]
 export const frameworks =
   process.argv.includes('--frameworks') && frameworksArgument !== undefined ? new Set(frameworksArgument.split(',')) : undefined
+for (const name of frameworks ?? []) {
+  if (!FRAMEWORKS.includes(name))
+    throw new Error(`--frameworks: unknown ${JSON.stringify(name)}; the frameworks are ${FRAMEWORKS.join(', ')}`)
+}
 export const wantedFramework = (name: string): boolean => frameworks === undefined || frameworks.has(name)

@@ -1,7 +1,7 @@
 /**
  * One digest of the token per request, warm or cold: counted, not timed. Every call into
- * `node:crypto` that is given the token (the cache key's salted hash, the shared tier's
- * keyed hash) is counted, through the guard core and through every adapter on a real
+ * `node:crypto` or SipHash that is given the token (the cache key's digest, the shared
+ * tier's keyed hash) is counted, through the guard core and through every adapter on a real
  * server, with and without a shared tier on a real redis-server.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -47,6 +47,20 @@ vi.mock('node:crypto', async (importOriginal) => {
           return update(data, encoding)
         },
       })
+    },
+  }
+})
+
+// The digest of a short token is SipHash, in JavaScript: counted the same way.
+vi.mock('../../src/resolver/store/siphash.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/resolver/store/siphash.js')>()
+  return {
+    createSipHash128: (key: Uint8Array) => {
+      const sip = actual.createSipHash128(key)
+      return (input: string) => {
+        countIfToken(input)
+        return sip(input)
+      }
     },
   }
 })

@@ -1,10 +1,11 @@
 /**
  * Cache keys derived from a token without ever storing the token.
  *
- * The digest is SHA-256 over a random per-resolver salt and the token: a heap dump of the
- * cache cannot be used to confirm a guessed token, and two resolvers never share keys. It
- * is kept as its 32 raw bytes (a 32-character latin1 string): shorter keys than base64url,
- * and no encoding step on every request.
+ * The digest is a keyed hash of the token under secrets drawn for each resolver
+ * (`token-digest.ts`: SipHash-2-4-128 for a short token, a salted SHA-256 for a long one):
+ * a heap dump of the cache cannot be used to confirm a guessed token without those secrets
+ * too, and two resolvers never share keys. It is kept as its 16 raw bytes (a
+ * 16-character latin1 string): short keys, and no encoding step on every request.
  *
  * The key of `me/groups`, the one every warm request looks up, is the digest itself (no
  * concatenation per request); any other key is `<digest> NUL <kind> [NUL <group id>]`.
@@ -14,7 +15,7 @@
  *
  * @module
  */
-// node:crypto on Node, a synchronous SHA-256 elsewhere: the package's `imports` choose.
+// The SHA-256 of long tokens: node:crypto on Node, a synchronous one elsewhere; the package's `imports` choose.
 import { createSaltedDigest } from '#digest'
 
 const SEPARATOR = '\u0000'
@@ -39,10 +40,10 @@ const KIND_TAG: Readonly<Record<Exclude<CacheKeyKind, 'groups'>, string>> = {
 }
 
 /**
- * Turns tokens into salted SHA-256 digests and digests into cache keys.
+ * Turns tokens into keyed digests and digests into cache keys.
  */
 export interface CacheKeys {
-  /** The salted digest of a token (the 32 raw bytes of a SHA-256, as a latin1 string). */
+  /** The keyed digest of a token (16 raw bytes as a latin1 string, or a shared tier's 32). */
   digest(token: string): string
   /** The cache key of one answer for one token digest. */
   key(digest: string, kind: CacheKeyKind, groupId?: string): string
@@ -51,12 +52,12 @@ export interface CacheKeys {
 }
 
 /**
- * Creates a {@link CacheKeys} with a fresh random salt, or with the given digest (a shared
- * tier's keyed hash, which must also be 32 raw bytes as a latin1 string).
+ * Creates a {@link CacheKeys} with fresh random secrets, or with the given digest (a shared
+ * tier's keyed hash: any fixed number of raw bytes as a latin1 string, 32 for HMAC-SHA256).
  */
 export function createCacheKeys(digest?: (token: string) => string): CacheKeys {
   return {
-    // A shared tier's digest is an HMAC of the same 32-byte length, the same for every instance.
+    // A shared tier's digest is an HMAC (32 bytes), the same for every instance: one length per resolver either way.
     digest: digest ?? createSaltedDigest(),
     key: (digest, kind, groupId) => {
       if (kind === 'groups') return digest

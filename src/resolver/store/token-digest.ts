@@ -1,0 +1,35 @@
+/**
+ * The in-process digest of a token, the part of every cache key that stands for it: a
+ * keyed SipHash-2-4-128 for a short token, a salted SHA-256 for a long one, both 16 raw
+ * bytes (a 16-character latin1 string) under secrets drawn afresh for each resolver.
+ *
+ * Why two: per request this is the most expensive step of a warm decision. For the short
+ * opaque tokens most group services issue (a UUID, 32 to 64 characters), SipHash in
+ * JavaScript costs about what one native SHA-256 call does in a tight loop, and a third to
+ * a half of it inside a server, where the native call's code and OpenSSL's state have left
+ * the CPU caches between two requests; off Node it replaces a SHA-256 in JavaScript that
+ * costs ten times more. For a long token (a JWT of a kilobyte) SipHash in JavaScript is
+ * the slower one, so SHA-256 stays. The argument that either is a sound cache key is in
+ * SECURITY.md; the measurements are in BENCHMARKS.md.
+ *
+ * @module
+ */
+import { createSipHash128 } from './siphash.js'
+
+/** Longest token digested with SipHash; longer ones (and any with a character above U+00FF) with SHA-256. */
+export const SIPHASH_MAX_LENGTH = 64
+
+/** The digest's length in characters (bytes). */
+export const TOKEN_DIGEST_LENGTH = 16
+
+/**
+ * Composes the digest from a runtime's SHA-256 (`sha256(data)`: the 32 raw bytes as a
+ * latin1 string) and 32 random bytes: the first 16 the SipHash key, the last 16 the
+ * SHA-256 salt.
+ */
+export function createTokenDigest(random: Uint8Array, sha256: (data: string) => string): (token: string) => string {
+  if (random.length !== 32) throw new RangeError('createTokenDigest needs 32 random bytes')
+  const sip = createSipHash128(random.subarray(0, 16))
+  const salt = String.fromCharCode(...random.subarray(16))
+  return (token) => (token.length <= SIPHASH_MAX_LENGTH ? sip(token) : undefined) ?? sha256(salt + token).slice(0, TOKEN_DIGEST_LENGTH)
+}
