@@ -15,6 +15,7 @@
  */
 import { createHmac, hkdfSync } from 'node:crypto'
 import type { SharedCacheKey } from '../src/shared-cache.js'
+import { createTokenId } from './token-id.js'
 
 /** Byte length of a token id (HMAC-SHA256). */
 export const TOKEN_ID_BYTES = 32
@@ -83,7 +84,7 @@ export function createKeyNames(prefix: string, secrets: DerivedSecrets): KeyName
     return found
   }
   return {
-    tokenId: (token) => createHmac('sha256', secrets.tokenKey).update(token, 'utf8').digest().toString('latin1'),
+    tokenId: createTokenId(secrets.tokenKey),
     entry: (key) => base(key.tokenId) + tail(key),
     lock: (key) => `${base(key.tokenId)}l:${tail(key)}`,
     index: (tokenId) => `${base(tokenId)}i`,

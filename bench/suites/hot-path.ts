@@ -15,6 +15,7 @@ import { ORG_ID, startEmulator } from '../../testing/index.js'
 import { median } from '../stats.js'
 import type { HotPathFigure } from './hot-path-figure.js'
 import { measureSubscribers, type SubscriberFigures } from './subscribers.js'
+import { measureWithSharedTier } from './hot-path-shared.js'
 
 export type { HotPathFigure } from './hot-path-figure.js'
 
@@ -117,6 +118,8 @@ export async function measureHotPath(options: { operations: number; batches: num
         )
   if (resolver.stats().upstreamCalls !== 1) throw new Error('hot path: the warm path called the group service')
   await resolver.close()
+  const shared = await measureWithSharedTier((name, run) => bench(name, operations, batches, run))
+  if (shared !== undefined) parts.push(shared)
   if (sink === 42) console.log('')
   return { parts, total, subscribers }
 }
