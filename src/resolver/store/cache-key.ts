@@ -16,7 +16,7 @@
  * @module
  */
 // The SHA-256 of long tokens: node:crypto on Node, a synchronous one elsewhere; the package's `imports` choose.
-import { createSaltedDigest } from '#digest'
+import { createRuntimeTokenDigest } from '#digest'
 
 const SEPARATOR = '\u0000'
 
@@ -58,7 +58,7 @@ export interface CacheKeys {
 export function createCacheKeys(digest?: (token: string) => string): CacheKeys {
   return {
     // A shared tier's digest is an HMAC (32 bytes), the same for every instance: one length per resolver either way.
-    digest: digest ?? createSaltedDigest(),
+    digest: digest ?? createRuntimeTokenDigest(),
     key: (digest, kind, groupId) => {
       if (kind === 'groups') return digest
       return groupId === undefined ? digest + SEPARATOR + KIND_TAG[kind] : digest + SEPARATOR + KIND_TAG[kind] + SEPARATOR + groupId

@@ -11,6 +11,6 @@ import { createTokenDigest } from './token-digest.js'
 /**
  * A token digest under fresh random secrets: 16 raw bytes as a 16-character latin1 string.
  */
-export function createSaltedDigest(): (token: string) => string {
+export function createRuntimeTokenDigest(): (token: string) => string {
   return createTokenDigest(randomBytes(32), (data) => hash('sha256', data, 'binary')) // 'binary' is Node's name for latin1
 }

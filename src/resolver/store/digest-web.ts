@@ -22,7 +22,7 @@ const utf8 = new TextEncoder()
 /**
  * A token digest under fresh random secrets: 16 raw bytes as a 16-character latin1 string.
  */
-export function createSaltedDigest(): (token: string) => string {
+export function createRuntimeTokenDigest(): (token: string) => string {
   const random = crypto.getRandomValues(new Uint8Array(32))
   if (nativeHash !== undefined) return createTokenDigest(random, (data) => nativeHash('sha256', data, 'binary'))
   return createTokenDigest(random, (data) => String.fromCharCode(...sha256(utf8.encode(data))))

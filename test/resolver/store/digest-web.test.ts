@@ -24,10 +24,10 @@ describe('digest-web', () => {
   ] as const) {
     it(`${name}: SipHash-2-4-128 of a short token, SHA-256(salt + token) of a long one, 16 latin1 characters, fresh secrets each time`, async () => {
       if (hidesBuiltins) vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never)
-      const { createSaltedDigest } = await freshDigestModule()
-      const salted = createSaltedDigest()
+      const { createRuntimeTokenDigest } = await freshDigestModule()
+      const salted = createRuntimeTokenDigest()
       const random = vi.spyOn(crypto, 'getRandomValues').mockImplementation((array) => array)
-      const digest = createSaltedDigest()
+      const digest = createRuntimeTokenDigest()
       random.mockRestore()
       const short = 'abc.DEF-123'
       expect(digest(short)).toBe(createSipHash128(new Uint8Array(16))(short))
