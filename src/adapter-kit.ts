@@ -35,8 +35,10 @@ export {
   type Guards,
   type GuardCore,
   type GuardOptions,
+  type TokenSource,
   type VootContext,
 } from './guard/guard.js'
+export { createGuardFlow, type FrameworkIO, type GuardFlow, type GuardStep, type Refusal } from './guard/request-flow.js'
 export {
   createHttpErrorRenderer,
   quoteHeaderValue,

@@ -18,19 +18,15 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import {
   authorizationOf,
-  createCredentialsReader,
-  createGuardCore,
+  createGuardFlow,
   createGuards,
-  isAnonymous,
-  splitGuardOptions,
-  type Credentials,
-  type FoundToken,
+  type FrameworkIO,
   type GuardOptions,
   type Guards,
+  type TokenSource,
   type VootContext,
 } from '../../src/adapter-kit.js'
-import type { Requirement } from '../../src/index.js'
-import { setVoot } from '../../src/guard/request-voot.js'
+import { setVoot } from './request-voot.js'
 
 declare global {
   // Declaration merging is how Express types request extensions.
@@ -62,7 +58,7 @@ export interface ExpressGuardOptions extends GuardOptions {
    * Finds the token elsewhere than the `Authorization` header: return the token, or
    * `{ token, expiresAt }` so that no cached answer outlives it, or `undefined` for none.
    */
-  getToken?: (req: Request) => FoundToken
+  getToken?: TokenSource<Request>
 }
 
 /**
@@ -86,48 +82,32 @@ export type ExpressGuard = Guards<RequestHandler>
  * ```
  */
 export function createGuard(options: ExpressGuardOptions): ExpressGuard {
-  const { getToken, coreOptions } = splitGuardOptions(options)
-  const credentialsOf = createCredentialsReader(getToken, (req: Request) => authorizationOf(req))
-  const core = createGuardCore(coreOptions)
-
-  function middleware(requirement: Requirement, optional: boolean): RequestHandler {
-    // Express 4 ignores returned promises, so every outcome is settled here explicitly.
-    return (req: Request, res: Response, next: NextFunction): void => {
-      let credentials: Credentials
-      try {
-        credentials = credentialsOf(req)
-      } catch (error) {
-        next(error)
-        return
-      }
-      // authenticate({ optional: true }) without credentials: on, with no `req.voot`.
-      if (optional && isAnonymous(credentials)) {
-        next()
-        return
-      }
-      // Warm cache: decided synchronously, no promise and no closure per request.
-      const result = core.authorizeNow(credentials, requirement)
-      if (!(result instanceof Promise)) {
-        setVoot(req, result)
-        next()
-        return
-      }
-      result.then(
-        (context) => {
-          setVoot(req, context)
-          next()
-        },
-        (error: unknown) => {
-          const answer = core.delegateErrors || res.headersSent ? undefined : core.answer(error)
-          if (answer === undefined) {
-            next(error)
-            return
-          }
-          res.status(answer.status).set(answer.headers).send(JSON.stringify(answer.body))
-        },
-      )
+  const flow = createGuardFlow(options, express)
+  // Express 4 ignores what a middleware returns, and Express 5 only listens for a rejection
+  // the flow never gives: every outcome is settled through `res` or `next`.
+  return createGuards(flow.core, (requirement, optional): RequestHandler => {
+    const step = flow.guard(requirement, optional)
+    return (req, res, next) => {
+      void step(req, res, next)
     }
-  }
+  })
+}
 
-  return createGuards(core, middleware)
+/** Express's input and output. */
+const express: FrameworkIO<Request, Response, NextFunction, void> = {
+  authorization: (req) => authorizationOf(req),
+  accept: (req) => req.headers.accept,
+  allow(context, req, _res, next) {
+    // authenticate({ optional: true }) without credentials: on, with no `req.voot`.
+    if (context !== undefined) setVoot(req, context)
+    next()
+  },
+  respond({ error, answer }, _req, res, next) {
+    // A response already under way cannot take the answer: Express's error handling ends it.
+    if (res.headersSent) next(error)
+    else res.status(answer.status).set(answer.headers).send(JSON.stringify(answer.body))
+  },
+  fail(error, _req, _res, next) {
+    next(error)
+  },
 }

@@ -16,21 +16,25 @@
  *
  * @module
  */
-import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type {
+  FastifyError,
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import {
   authorizationOf,
-  createCredentialsReader,
-  createGuardCore,
+  createGuardFlow,
   createGuards,
-  isAnonymous,
-  splitGuardOptions,
-  type FoundToken,
+  type FrameworkIO,
   type GuardOptions,
   type Guards,
+  type TokenSource,
   type VootContext,
 } from '../../src/adapter-kit.js'
-import type { Requirement } from '../../src/index.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -57,7 +61,7 @@ export interface FastifyGuardOptions extends GuardOptions {
    * Finds the token elsewhere than the `Authorization` header: return the token, or
    * `{ token, expiresAt }` so that no cached answer outlives it, or `undefined` for none.
    */
-  getToken?: (request: FastifyRequest) => FoundToken
+  getToken?: TokenSource<FastifyRequest>
 }
 
 /**
@@ -85,54 +89,35 @@ export type FastifyGuard = Guards<onRequestHookHandler>
  * ```
  */
 export function createGuard(options: FastifyGuardOptions): FastifyGuard {
-  const { getToken, coreOptions } = splitGuardOptions(options)
-  const credentialsOf = createCredentialsReader(getToken, (request: FastifyRequest) => authorizationOf(request.raw))
-  const core = createGuardCore(coreOptions)
-
-  function refuse(reply: FastifyReply, done: (error?: FastifyError) => void, error: unknown): void {
-    const answer = core.delegateErrors ? undefined : core.answer(error)
-    // Delegated and unexpected errors go to Fastify's error handling, which reads
-    // `statusCode` and `headers` from the error (a bug stays a 500).
-    if (answer === undefined) done(error as FastifyError)
-    else reply.code(answer.status).headers(answer.headers).send(JSON.stringify(answer.body))
-  }
-
-  function hook(requirement: Requirement, optional: boolean): onRequestHookHandler {
+  const flow = createGuardFlow(options, fastify)
+  return createGuards(flow.core, (requirement, optional): onRequestHookHandler => {
+    const step = flow.guard(requirement, optional)
+    // Callback style, so that an allowed request on a warm cache costs no promise; Fastify
+    // must not also see the promise of a cold one, or it would go on twice.
     return function vootGuard(request, reply, done): void {
-      let credentials
-      try {
-        credentials = credentialsOf(request)
-      } catch (error) {
-        refuse(reply, done, error)
-        return
-      }
-      // authenticate({ optional: true }) without credentials: on, with `request.voot` null
-      // (as the plugin decorates it; set here too for guards made without the plugin).
-      if (optional && isAnonymous(credentials)) {
-        request.voot = null
-        done()
-        return
-      }
-      // Warm cache: decided synchronously, no promise and no closure per request.
-      const result = core.authorizeNow(credentials, requirement)
-      if (!(result instanceof Promise)) {
-        request.voot = result
-        done()
-        return
-      }
-      result.then(
-        (context) => {
-          request.voot = context
-          done()
-        },
-        (error: unknown) => {
-          refuse(reply, done, error)
-        },
-      )
+      void step(request, reply, done)
     }
-  }
+  })
+}
 
-  return createGuards(core, hook)
+/** Fastify's input and output. */
+const fastify: FrameworkIO<FastifyRequest, FastifyReply, HookHandlerDoneFunction, void> = {
+  authorization: (request) => authorizationOf(request.raw),
+  accept: (request) => request.headers.accept,
+  allow(context, request, _reply, done) {
+    // authenticate({ optional: true }) without credentials: `request.voot` null, as the
+    // plugin decorates it (set here too for guards made without the plugin).
+    request.voot = context ?? null
+    done()
+  },
+  respond({ answer }, _request, reply) {
+    reply.code(answer.status).headers(answer.headers).send(JSON.stringify(answer.body))
+  },
+  // Delegated and unexpected errors go to Fastify's error handling, which reads
+  // `statusCode` and `headers` from the error (a bug stays a 500).
+  fail(error, _request, _reply, done) {
+    done(error as FastifyError)
+  },
 }
 
 /**

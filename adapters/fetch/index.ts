@@ -18,18 +18,16 @@
 import {
   answerResponse,
   authorizationOfHeaders,
-  createCredentialsReader,
-  createGuardCore,
+  createGuardFlow,
   createGuards,
-  isAnonymous,
-  splitGuardOptions,
   withResponse,
-  type FoundToken,
+  type FrameworkIO,
   type GuardOptions,
   type Guards,
+  type TokenSource,
   type VootContext,
 } from '../../src/adapter-kit.js'
-import { InvalidArgumentError, isRequirement, type Requirement, type VootError } from '../../src/index.js'
+import { InvalidArgumentError, isRequirement, type Requirement } from '../../src/index.js'
 
 // The error a delegating guard throws, and its test, where fetch users look for them.
 export { isHttpError, type HttpError } from '../../src/adapter-kit.js'
@@ -48,7 +46,7 @@ export interface FetchGuardOptions extends GuardOptions {
    * Finds the token elsewhere than the `Authorization` header: return the token, or
    * `{ token, expiresAt }` so that no cached answer outlives it, or `undefined` for none.
    */
-  getToken?: (request: Request) => FoundToken
+  getToken?: TokenSource<Request>
 }
 
 /**
@@ -115,40 +113,17 @@ export interface FetchGuard extends Guards<FetchCheck, OptionalFetchCheck> {
  * ```
  */
 export function createGuard(options: FetchGuardOptions): FetchGuard {
-  const { getToken, coreOptions } = splitGuardOptions(options)
-  const credentialsOf = createCredentialsReader(getToken, (request: Request) => authorizationOfHeaders(request.headers))
-  const core = createGuardCore(coreOptions)
+  const flow = createGuardFlow(options, fetchIO)
+  const { core } = flow
   const requirementOf = new WeakMap<FetchCheck | OptionalFetchCheck, Requirement>()
   // The guards of authenticate({ optional: true }), which `protect` must keep optional.
   const optionalChecks = new WeakSet<OptionalFetchCheck>()
 
-  /** The refusal for an error; delegated errors and errors outside the contract are thrown. */
-  function refusal(error: unknown): Response {
-    const answer = core.answer(error)
-    if (answer === undefined) throw error
-    if (core.delegateErrors) throw withResponse(error as VootError, answer)
-    return answerResponse(answer)
-  }
-
-  /**
-   * The context straight away on a warm cache (no promise), `undefined` straight away for an
-   * optional sign-in without credentials, else the async decision.
-   */
-  function decide(
-    request: Request,
-    requirement: Requirement,
-    optional: boolean,
-  ): VootContext | undefined | Promise<VootContext | Response> {
-    const credentials = credentialsOf(request)
-    if (optional && isAnonymous(credentials)) return undefined
-    const result = core.authorizeNow(credentials, requirement)
-    return result instanceof Promise ? result.then(undefined, refusal) : result
-  }
-
   function check(requirement: Requirement, optional: false): FetchCheck
   function check(requirement: Requirement, optional: true): OptionalFetchCheck
   function check(requirement: Requirement, optional: boolean): FetchCheck | OptionalFetchCheck {
-    const guard: OptionalFetchCheck = async (request) => decide(request, requirement, optional)
+    const step = flow.guard(requirement, optional)
+    const guard: OptionalFetchCheck = async (request) => step(request, undefined, undefined)
     requirementOf.set(guard, requirement)
     if (optional) optionalChecks.add(guard)
     return guard
@@ -166,13 +141,30 @@ export function createGuard(options: FetchGuardOptions): FetchGuard {
       }
       if (typeof handler !== 'function') throw new InvalidArgumentError('protect(): handler must be a function')
       const optional = typeof given === 'function' && optionalChecks.has(given)
+      const step = flow.guard(requirement, optional)
       // The handler of an optional check is typed to take `undefined` (the second overload).
       const run = handler as (request: Request, voot: VootContext | undefined, ...rest: A) => R
       return (request: Request, ...rest: A): R | Promise<Response> => {
-        const decided = decide(request, requirement, optional)
-        if (!(decided instanceof Promise)) return run(request, decided, ...rest)
-        return decided.then((result) => (result instanceof Response ? result : handler(request, result, ...rest)))
+        const decided = step(request, undefined, undefined)
+        if (decided instanceof Promise) {
+          return decided.then((result) => (result instanceof Response ? result : run(request, result, ...rest)))
+        }
+        return decided instanceof Response ? Promise.resolve(decided) : run(request, decided, ...rest)
       }
     },
   }
+}
+
+/** The input and output of a fetch handler: the context (or `undefined`) to go on with, or the refusal. */
+const fetchIO: FrameworkIO<Request, undefined, undefined, VootContext | Response | undefined> = {
+  authorization: (request) => authorizationOfHeaders(request.headers),
+  accept: (request) => request.headers.get('accept'),
+  allow: (context) => context,
+  respond: ({ answer }) => answerResponse(answer),
+  delegate({ error, answer }) {
+    throw withResponse(error, answer)
+  },
+  fail(error) {
+    throw error
+  },
 }

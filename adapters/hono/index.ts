@@ -21,15 +21,13 @@ import {
   answerResponse,
   authorizationOf,
   authorizationOfHeaders,
-  createCredentialsReader,
-  createGuardCore,
+  createGuardFlow,
   createGuards,
-  isAnonymous,
-  splitGuardOptions,
-  type FoundToken,
+  type FrameworkIO,
   type GuardOptions,
   type Guards,
   type RequestHeaders,
+  type TokenSource,
   type VootContext,
 } from '../../src/adapter-kit.js'
 import type { Requirement } from '../../src/index.js'
@@ -81,7 +79,7 @@ export interface HonoGuardOptions extends GuardOptions {
    * Finds the token elsewhere than the `Authorization` header: return the token, or
    * `{ token, expiresAt }` so that no cached answer outlives it, or `undefined` for none.
    */
-  getToken?: (c: Context) => FoundToken
+  getToken?: TokenSource<Context>
 }
 
 /**
@@ -119,42 +117,39 @@ function authorizationOfContext(c: Context): string | readonly string[] | undefi
  * ```
  */
 export function createGuard(options: HonoGuardOptions): HonoGuard {
-  const { getToken, coreOptions } = splitGuardOptions(options)
-  const credentialsOf = createCredentialsReader(getToken, authorizationOfContext)
-  const core = createGuardCore(coreOptions)
-
-  async function settle(c: Context<VootEnv>, next: Next, decided: Promise<VootContext>): Promise<Response | undefined> {
-    let context: VootContext
-    try {
-      context = await decided
-    } catch (error) {
-      const answer = core.answer(error)
-      if (answer === undefined) throw error
-      const status = answer.status as ContentfulStatusCode
-      if (core.delegateErrors)
-        throw new HTTPException(status, { res: answerResponse(answer), message: answer.body.error_description, cause: error })
-      // c.json() would drop the charset of the contract's content type.
-      return c.body(JSON.stringify(answer.body), status, answer.headers)
-    }
-    c.set('voot', context)
-    await next()
-    return undefined
-  }
-
+  const flow = createGuardFlow(options, hono)
   function middleware(requirement: Requirement, optional: false): MiddlewareHandler<VootEnv>
   function middleware(requirement: Requirement, optional: true): MiddlewareHandler<OptionalVootEnv>
   function middleware(requirement: Requirement, optional: boolean): MiddlewareHandler<VootEnv> | MiddlewareHandler<OptionalVootEnv> {
-    return createMiddleware<VootEnv>((c, next) => {
-      const credentials = credentialsOf(c)
-      // authenticate({ optional: true }) without credentials: on, with `c.var.voot` unset.
-      if (optional && isAnonymous(credentials)) return next()
-      // Warm cache: decided synchronously, without an async frame of the guard's own.
-      const result = core.authorizeNow(credentials, requirement)
-      if (result instanceof Promise) return settle(c, next, result)
-      c.set('voot', result)
-      return next()
-    })
+    const step = flow.guard(requirement, optional)
+    // Hono's compose awaits what a middleware returns, a promise or not: a warm cache
+    // goes on without an async frame of the guard's own.
+    return createMiddleware<VootEnv>((c, next) => step(c, next, undefined) as Promise<Response | undefined>)
   }
+  return createGuards(flow.core, middleware)
+}
 
-  return createGuards(core, middleware)
+/** Hono's input and output. */
+const hono: FrameworkIO<Context, Next, undefined, Promise<void> | Response> = {
+  authorization: authorizationOfContext,
+  accept: (c) => c.req.header('accept'),
+  allow(context, c, next) {
+    // authenticate({ optional: true }) without credentials: on, with `c.var.voot` unset.
+    if (context !== undefined) c.set('voot', context)
+    return next()
+  },
+  respond({ answer }, c) {
+    // c.json() would drop the charset of the contract's content type.
+    return c.body(JSON.stringify(answer.body), answer.status as ContentfulStatusCode, answer.headers)
+  },
+  delegate({ error, answer }) {
+    throw new HTTPException(answer.status as ContentfulStatusCode, {
+      res: answerResponse(answer),
+      message: answer.body.error_description,
+      cause: error,
+    })
+  },
+  fail(error) {
+    throw error
+  },
 }

@@ -17,18 +17,14 @@
 import type { Context, Middleware, Next } from 'koa'
 import {
   authorizationOf,
-  createCredentialsReader,
-  createGuardCore,
+  createGuardFlow,
   createGuards,
-  isAnonymous,
-  splitGuardOptions,
-  type Credentials,
-  type FoundToken,
+  type FrameworkIO,
   type GuardOptions,
   type Guards,
+  type TokenSource,
   type VootContext,
 } from '../../src/adapter-kit.js'
-import type { Requirement } from '../../src/index.js'
 
 declare module 'koa' {
   interface DefaultState {
@@ -50,7 +46,7 @@ export interface KoaGuardOptions extends GuardOptions {
    * Finds the token elsewhere than the `Authorization` header: return the token, or
    * `{ token, expiresAt }` so that no cached answer outlives it, or `undefined` for none.
    */
-  getToken?: (ctx: Context) => FoundToken
+  getToken?: TokenSource<Context>
 }
 
 /**
@@ -74,47 +70,32 @@ export type KoaGuard = Guards<Middleware>
  * ```
  */
 export function createGuard(options: KoaGuardOptions): KoaGuard {
-  const { getToken, coreOptions } = splitGuardOptions(options)
-  const credentialsOf = createCredentialsReader(getToken, (ctx: Context) => authorizationOf(ctx.req))
-  const core = createGuardCore(coreOptions)
+  const flow = createGuardFlow(options, koa)
+  return createGuards(flow.core, (requirement, optional): Middleware => {
+    const step = flow.guard(requirement, optional)
+    return (ctx, next) => Promise.resolve(step(ctx, next, undefined))
+  })
+}
 
-  /** The general path: the context once decided, or the contract's answer (or a thrown error). */
-  async function settle(ctx: Context, next: Next, decided: Promise<VootContext>): Promise<void> {
-    let context: VootContext
-    try {
-      context = await decided
-    } catch (error) {
-      const answer = core.delegateErrors ? undefined : core.answer(error)
-      // Koa's own error handling reads `status`, `headers` and `expose` from the error.
-      if (answer === undefined) throw error
-      ctx.status = answer.status
-      ctx.set(answer.headers)
-      ctx.body = JSON.stringify(answer.body)
-      // Setting a string body makes Koa pick text/html; the contract says JSON.
-      ctx.type = answer.headers['content-type'] ?? 'application/json; charset=utf-8'
-      return
-    }
-    ctx.state.voot = context
-    await next()
-  }
-
-  function middleware(requirement: Requirement, optional: boolean): Middleware {
-    return (ctx: Context, next: Next): Promise<void> => {
-      let credentials: Credentials
-      try {
-        credentials = credentialsOf(ctx)
-      } catch (error) {
-        return settle(ctx, next, Promise.reject(error))
-      }
-      // authenticate({ optional: true }) without credentials: on, with no `ctx.state.voot`.
-      if (optional && isAnonymous(credentials)) return next()
-      // Warm cache: decided synchronously, without an extra async frame per request.
-      const result = core.authorizeNow(credentials, requirement)
-      if (result instanceof Promise) return settle(ctx, next, result)
-      ctx.state.voot = result
-      return next()
-    }
-  }
-
-  return createGuards(core, middleware)
+/** Koa's input and output. */
+const koa: FrameworkIO<Context, Next, undefined, Promise<void> | undefined> = {
+  authorization: (ctx) => authorizationOf(ctx.req),
+  accept: (ctx) => ctx.get('accept'),
+  allow(context, ctx, next) {
+    // authenticate({ optional: true }) without credentials: on, with no `ctx.state.voot`.
+    if (context !== undefined) ctx.state.voot = context
+    return next()
+  },
+  respond({ answer }, ctx) {
+    ctx.status = answer.status
+    ctx.set(answer.headers)
+    ctx.body = JSON.stringify(answer.body)
+    // Setting a string body makes Koa pick text/html; the contract says JSON.
+    ctx.type = answer.headers['content-type'] ?? 'application/json; charset=utf-8'
+    return undefined
+  },
+  // Koa's own error handling reads `status`, `headers` and `expose` from the error.
+  fail(error) {
+    throw error
+  },
 }

@@ -4,16 +4,22 @@
  *
  * @module
  */
+import { HttpException } from '@nestjs/common'
+import type { HttpServer } from '@nestjs/common'
 import {
   authorizationOf,
-  createCredentialsReader,
-  createGuardCore,
-  type Credentials,
-  type FoundToken,
+  createGuardFlow,
+  type FrameworkIO,
   type GuardCore,
   type GuardOptions,
+  type GuardStep,
+  type Refusal,
   type RequestHeaders,
+  type TokenSource,
+  type VootContext,
 } from '../../src/adapter-kit.js'
+import type { Requirement } from '../../src/index.js'
+import { setVoot } from '../express/request-voot.js'
 
 /**
  * The request `getToken` receives: Express's `req` on `@nestjs/platform-express`, Fastify's
@@ -46,7 +52,7 @@ export interface VootGuardModuleOptions extends GuardOptions {
    * Finds the token elsewhere than the `Authorization` header: return the token, or
    * `{ token, expiresAt }`, or `undefined` for none.
    */
-  getToken?(request: NestHttpRequest): FoundToken
+  getToken?: TokenSource<NestHttpRequest>
 }
 
 /**
@@ -62,18 +68,26 @@ export interface VootGuardModuleOptions extends GuardOptions {
 export const VOOT_GUARD_CORE = Symbol('voot-guard:core')
 
 /**
- * The guard core with the module's reader of credentials.
+ * What a Nest guard runs per request: the request, the platform's response and its HTTP
+ * adapter in; `true` (or a promise of it) when the request may go on; a refusal is thrown
+ * as an `HttpException`.
+ */
+export type NestGuardStep = GuardStep<NestHttpRequest, unknown, HttpServer, boolean>
+
+/**
+ * The guard core with the module's per-request flow.
  *
  * @example
  * ```ts
- * const { core, credentialsOf } = createNestGuardCore({ baseUrl })
+ * const { core, guard } = createNestGuardCore({ baseUrl })
  * ```
  */
 export interface NestGuardCore {
   readonly core: GuardCore
   /** Whether the module created the resolver (and so closes it on shutdown). */
   readonly ownsResolver: boolean
-  credentialsOf(request: NestHttpRequest): Credentials
+  /** The guard of a requirement (validated here); `optional` is `Authenticated({ optional: true })`. */
+  readonly guard: (requirement: Requirement, optional: boolean) => NestGuardStep
 }
 
 /**
@@ -81,11 +95,40 @@ export interface NestGuardCore {
  * builds the core.
  */
 export function createNestGuardCore(options: VootGuardModuleOptions): NestGuardCore {
-  const { getToken, ...coreOptions } = options ?? {}
+  const flow = createGuardFlow(options, nest)
+  return { core: flow.core, ownsResolver: options.resolver === undefined, guard: flow.guard }
+}
+
+/**
+ * The contract's headers set on the platform's response (the platform writes the JSON
+ * content type itself, Express and Fastify alike), and the body as an `HttpException`: a
+ * guard can only throw, and Nest answers the exception with that body and status.
+ */
+function thrown({ error, answer }: Refusal, headers: Readonly<Record<string, string>>, response: unknown, http: HttpServer): HttpException {
+  for (const name in headers) {
+    if (name !== 'content-type') http.setHeader(response, name, headers[name] as string)
+  }
+  return new HttpException(answer.body, answer.status, { cause: error })
+}
+
+/** Nest's input and output, on the Express and the Fastify platform. */
+const nest: FrameworkIO<NestHttpRequest & { voot?: VootContext }, unknown, HttpServer, boolean> = {
   // Express's `req` has Node's raw header list itself; Fastify's `request` keeps it on `.raw`.
-  const credentialsOf = createCredentialsReader(getToken, (request: NestHttpRequest) =>
-    authorizationOf((request.rawHeaders === undefined ? request.raw : request) as RequestHeaders),
-  )
-  const core = createGuardCore(coreOptions)
-  return { core, ownsResolver: coreOptions.resolver === undefined, credentialsOf }
+  authorization: (request) => authorizationOf((request.rawHeaders === undefined ? request.raw : request) as RequestHeaders),
+  accept: (request) => request.headers.accept as string | undefined,
+  allow(context, request) {
+    // Authenticated({ optional: true }) without credentials: on, with no `voot`.
+    if (context !== undefined) setVoot(request, context)
+    return true
+  },
+  respond(refusal, _request, response, http) {
+    throw thrown(refusal, refusal.answer.headers, response, http)
+  },
+  // Delegated, only the protocol's own headers are set; the app's filter owns the rest.
+  delegate(refusal, _request, response, http) {
+    throw thrown(refusal, refusal.error.headers, response, http)
+  },
+  fail(error) {
+    throw error
+  },
 }

@@ -3,13 +3,11 @@
  *
  * @module
  */
-import { HttpException, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common'
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common'
 import { HttpAdapterHost, Reflector } from '@nestjs/core'
-import { AUTHENTICATED, isAnonymous, type VootContext } from '../../src/adapter-kit.js'
-import type { VootError } from '../../src/index.js'
-import { VOOT_GUARD_CORE, type NestGuardCore, type NestHttpRequest } from './core.js'
-import { OPTIONAL_SIGN_IN, routeRequirement, type RouteRequirement } from './decorators.js'
-import { setVoot } from '../../src/guard/request-voot.js'
+import { AUTHENTICATED } from '../../src/adapter-kit.js'
+import { VOOT_GUARD_CORE, type NestGuardCore, type NestGuardStep, type NestHttpRequest } from './core.js'
+import { OPTIONAL_SIGN_IN, routeRequirement } from './decorators.js'
 
 /**
  * Allows a request when the route's voot requirements hold (its class's and its method's
@@ -31,8 +29,8 @@ import { setVoot } from '../../src/guard/request-voot.js'
  */
 export class VootGuard implements CanActivate {
   // Per controller, then per handler: a handler inherited by two controllers may carry
-  // different class requirements in each.
-  readonly #requirements = new WeakMap<Function, WeakMap<Function, RouteRequirement>>()
+  // different class requirements in each. `null`: the route is public.
+  readonly #steps = new WeakMap<Function, WeakMap<Function, NestGuardStep | null>>()
 
   constructor(
     private readonly nest: NestGuardCore,
@@ -41,61 +39,29 @@ export class VootGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    let requirement = this.requirementOf(context.getClass(), context.getHandler())
-    if (requirement === null) return true
+    const step = this.stepOf(context.getClass(), context.getHandler())
+    if (step === null) return true
     // Fail closed: only HTTP requests carry the token this guard reads.
     if (context.getType() !== 'http') return false
     const http = context.switchToHttp()
-    const request = http.getRequest<NestHttpRequest & { voot?: VootContext }>()
-    const { core, credentialsOf } = this.nest
-    const credentials = credentialsOf(request)
-    if (requirement === OPTIONAL_SIGN_IN) {
-      // Authenticated({ optional: true }) without credentials: on, with no `voot`.
-      if (isAnonymous(credentials)) return true
-      requirement = AUTHENTICATED
-    }
-    // Warm cache: decided synchronously, no promise per request.
-    const result = core.authorizeNow(credentials, requirement)
-    if (!(result instanceof Promise)) {
-      setVoot(request, result)
-      return true
-    }
-    return result.then(
-      (voot) => {
-        setVoot(request, voot)
-        return true
-      },
-      (error: unknown) => {
-        throw this.refusal(error, http.getResponse())
-      },
-    )
+    return step(http.getRequest<NestHttpRequest>(), http.getResponse(), this.adapterHost.httpAdapter)
   }
 
-  private requirementOf(controller: Function, handler: Function): RouteRequirement {
-    let handlers = this.#requirements.get(controller)
-    if (handlers === undefined) this.#requirements.set(controller, (handlers = new WeakMap()))
-    let requirement = handlers.get(handler)
-    if (requirement === undefined) {
-      requirement = routeRequirement(this.reflector, handler, controller)
-      if (requirement !== null && requirement !== OPTIONAL_SIGN_IN) this.nest.core.prepare(requirement)
-      handlers.set(handler, requirement)
+  private stepOf(controller: Function, handler: Function): NestGuardStep | null {
+    let handlers = this.#steps.get(controller)
+    if (handlers === undefined) this.#steps.set(controller, (handlers = new WeakMap()))
+    let step = handlers.get(handler)
+    if (step === undefined) {
+      const requirement = routeRequirement(this.reflector, handler, controller)
+      step =
+        requirement === null
+          ? null
+          : requirement === OPTIONAL_SIGN_IN
+            ? this.nest.guard(AUTHENTICATED, true)
+            : this.nest.guard(requirement, false)
+      handlers.set(handler, step)
     }
-    return requirement
-  }
-
-  /** The contract's answer as an `HttpException`, or the error itself when it is a bug (500). */
-  private refusal(error: unknown, response: unknown): unknown {
-    const { core } = this.nest
-    const answer = core.answer(error)
-    if (answer === undefined) return error
-    // Delegated, only the protocol's own headers are set; the app's filter owns the rest.
-    const headers = core.delegateErrors ? (error as VootError).headers : answer.headers
-    const adapter = this.adapterHost.httpAdapter
-    for (const name in headers) {
-      // The platform writes the JSON content type itself (Express and Fastify alike).
-      if (name !== 'content-type') adapter.setHeader(response, name, headers[name] as string)
-    }
-    return new HttpException(answer.body, answer.status, { cause: error })
+    return step
   }
 }
 

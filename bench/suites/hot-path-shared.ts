@@ -29,7 +29,7 @@ export async function measureWithSharedTier<F>(bench: (name: string, run: (n: nu
     const core = createGuardCore({ resolver, realm: 'bench' })
     const credentials = { authorization: `Bearer ${emulator.issueToken('alice')}` }
     const requirement = group(ORG_ID, 'admin')
-    if (!(await core.authorize(credentials, requirement)).decision.allowed) throw new Error('hot path (shared tier): not allowed')
+    if (!(await core.authorizeNow(credentials, requirement)).decision.allowed) throw new Error('hot path (shared tier): not allowed')
     await emulator.close()
     let allowed = 0
     const figure = bench('guard core authorizeNow (sync) with a shared tier, warm in process', (n) => {

@@ -62,7 +62,7 @@ export async function measureHotPath(options: { operations: number; batches: num
   const requirement = group(ORG_ID, 'admin')
   const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, cache: { ttl: 3_600_000 } })
   const core = createGuardCore({ resolver, realm: 'bench' })
-  const warm = await core.authorize({ authorization: header }, requirement)
+  const warm = await core.authorizeNow({ authorization: header }, requirement)
   if (!warm.decision.allowed) throw new Error('hot path: the warm-up decision was not allowed')
   await emulator.close() // from here on nothing may reach the group service
   const index: GroupsIndex = indexGroups(await resolver.groups(token))
@@ -91,8 +91,8 @@ export async function measureHotPath(options: { operations: number; batches: num
     await benchAsync('resolver.check (awaited)', operations, batches, () => resolver.check(token, requirement)),
   ]
   const credentials = { authorization: header }
-  const viaPromise = await benchAsync('guard core authorize (awaited): header to decision', operations, batches, () =>
-    core.authorize(credentials, requirement),
+  const viaPromise = await benchAsync('guard core authorizeNow (awaited): header to decision', operations, batches, async () =>
+    core.authorizeNow(credentials, requirement),
   )
   // What the adapters run on every request: `authorizeNow` (one read and one digest, warm or
   // cold), or in a core from before it `authorizeCached` (the warm attempt alone). Looked up

@@ -52,7 +52,7 @@ export interface GuardOptions extends MembershipResolverOptions {
  * @example
  * ```ts
  * const core = createGuardCore({ baseUrl })
- * const context = await core.authorize(req.headers.authorization, group('fc:org:example.org'))
+ * const context = await core.authorizeNow({ authorization: req.headers.authorization }, group('fc:org:example.org'))
  * ```
  */
 export interface GuardCore {
@@ -66,33 +66,22 @@ export interface GuardCore {
   /** The requirement of `requireAnyGroup(ids, role?)` / `requireAllGroups(ids, role?)`. */
   groupsRequirement(mode: 'any' | 'all', groupIds: readonly string[], role?: string): Requirement
   /**
-   * Reads the token (from an `Authorization` header value, or a token a `getToken`
-   * option found) and decides. Resolves with the {@link VootContext} when allowed; rejects
-   * with an HTTP-shaped `VootError` (realm challenge, `Retry-After`) otherwise, or with
-   * the original error when it is outside the contract (a bug: a 500).
-   */
-  authorize(credentials: Credentials, requirement: Requirement): Promise<VootContext>
-  /**
-   * What the adapters run: {@link GuardCore.authorize} without a promise when it is not
-   * needed. The {@link VootContext} itself when fresh cached answers allow the request;
-   * otherwise the promise `authorize` gives (a warm denial rejects at once). The token is
-   * read once and digested once whichever way it goes: a cache miss hands both on to the
-   * cold path. Never throws.
+   * Reads the token (from an `Authorization` header value, or a token a `getToken` option
+   * found) and decides: the {@link VootContext} itself when fresh cached answers allow the
+   * request, otherwise a promise of it. A refusal rejects with an HTTP-shaped `VootError`
+   * (realm challenge, `Retry-After`; a warm denial rejects at once), or with the original
+   * error when it is outside the contract (a bug: a 500). The token is read once and
+   * digested once whichever way it goes: a cache miss hands both on to the cold path.
+   * Never throws. The one way to authorize; `createGuardFlow` runs it for every adapter.
    */
   authorizeNow(credentials: Credentials, requirement: Requirement): VootContext | Promise<VootContext>
   /**
-   * The synchronous warm path alone: the {@link VootContext} when fresh cached answers
-   * allow the request, `undefined` otherwise (a cache miss, a denial, a missing or
-   * malformed token, a resolver without `checkCached`). Never throws and never calls the
-   * group service. Adapters use {@link GuardCore.authorizeNow}, which does not read and
-   * digest the token a second time on a miss.
+   * The contract's answer for an error `authorizeNow` rejected with, or `undefined` for an
+   * error outside the HTTP contract (a bug, for the framework's error handling to turn into
+   * 500). `accept` is the request's `Accept` header, which may ask for another form of the
+   * same answer.
    */
-  authorizeCached(credentials: Credentials, requirement: Requirement): VootContext | undefined
-  /**
-   * The JSON answer for an error `authorize` rejected with, or `undefined` for an error
-   * outside the HTTP contract (a bug, for the framework's error handling to turn into 500).
-   */
-  answer(error: unknown): HttpErrorAnswer | undefined
+  answer(error: unknown, accept?: string | null): HttpErrorAnswer | undefined
 }
 
 /**
@@ -235,44 +224,70 @@ export function createGuardCore(options: GuardOptions): GuardCore {
       const parts = (groupIds as readonly string[]).map((id) => group(id, role))
       return prepare(mode === 'any' ? anyOf(...parts) : allOf(...parts))
     },
-    authorize(credentials, requirement) {
-      const result = authorizeNow(credentials, requirement)
-      return result instanceof Promise ? result : Promise.resolve(result)
-    },
     authorizeNow,
-    authorizeCached(credentials, requirement) {
-      if (resolver.checkCached === undefined) return undefined
-      let token: string
-      let options: ResolveOptions
-      try {
-        ;({ token, options } = readToken(credentials))
-      } catch {
-        return undefined
-      }
-      const decision = resolver.checkCached(token, requirement, options)
-      return decision?.allowed === true ? contextFor(token, options, decision) : undefined
-    },
     answer: (error) => renderer.answer(error),
   }
 }
 
 /**
+ * An adapter's `getToken` option: finds the token of a request elsewhere than in the
+ * `Authorization` header. It returns the token, `{ token, expiresAt }` (ms since the epoch,
+ * such as a `voot-guard/oauth` `TokenSet`'s `expiresAt`) so that no cached answer outlives
+ * it, `undefined` (or `null`) when the request carries none, or a promise of one of those.
+ * Anything else (a `TokenSet` itself, an object without `token`) is a programming error,
+ * answered as one (a 500 through the framework), never as a request without credentials.
+ *
+ * @example
+ * ```ts
+ * const getToken: TokenSource<Request> = async (req) => {
+ *   const tokens = await sessions.tokensOf(req)
+ *   return tokens === undefined ? undefined : { token: tokens.accessToken, expiresAt: tokens.expiresAt }
+ * }
+ * ```
+ */
+export type TokenSource<R> = (request: R) => FoundToken | null | PromiseLike<FoundToken | null>
+
+/** What `getToken` returned, checked: the credentials, or an error that names `getToken`. */
+function foundCredentials(found: unknown): Credentials {
+  if (found === undefined || found === null || typeof found === 'string') return { token: found ?? undefined }
+  if (typeof found === 'object' && 'token' in found) {
+    const { token } = found
+    if (token === undefined || token === null || typeof token === 'string') return { token: found as FoundToken }
+  }
+  const hint =
+    typeof found === 'object' && 'accessToken' in found
+      ? ' (a TokenSet? return { token: tokens.accessToken, expiresAt: tokens.expiresAt })'
+      : ''
+  throw new InvalidArgumentError(`getToken() must return a string, { token, expiresAt? }, undefined, or a promise of one of those${hint}`)
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
+}
+
+/**
  * Builds an adapter's reader of {@link Credentials}: the `Authorization` header by
- * default, or the adapter's `getToken` option (validated here, at creation).
+ * default, or the adapter's `getToken` option (validated here, at creation). With a
+ * `getToken` that returns a promise, the reader returns a promise of the credentials.
+ * `createGuardFlow` builds it for every adapter; it is here for adapters with a flow of
+ * their own (the gate).
  *
  * @example
  * ```ts
  * const credentialsOf = createCredentialsReader(options.getToken, (req: Request) => authorizationOf(req))
- * core.authorize(credentialsOf(req), requirement)
+ * const credentials = await credentialsOf(req)
  * ```
  */
 export function createCredentialsReader<R>(
-  getToken: ((request: R) => FoundToken) | undefined,
+  getToken: TokenSource<R> | undefined,
   authorizationOf: (request: R) => string | readonly string[] | undefined,
-): (request: R) => Credentials {
+): (request: R) => Credentials | Promise<Credentials> {
   if (getToken === undefined) return (request) => ({ authorization: authorizationOf(request) })
   if (typeof getToken !== 'function') throw new InvalidOptionError('getToken', 'must be a function')
-  return (request) => ({ token: getToken(request) })
+  return (request) => {
+    const found: unknown = getToken(request)
+    return isPromiseLike(found) ? Promise.resolve(found).then(foundCredentials) : foundCredentials(found)
+  }
 }
 
 /**
@@ -280,7 +295,7 @@ export function createCredentialsReader<R>(
  *
  * @example
  * ```ts
- * const context = await core.authorize({ authorization: req.headers.authorization }, AUTHENTICATED)
+ * const context = await core.authorizeNow({ authorization: req.headers.authorization }, AUTHENTICATED)
  * ```
  */
 export const AUTHENTICATED: Requirement = authenticated()

@@ -194,14 +194,6 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       return invalid === undefined ? checkValid(token, requirement, callOptions) : Promise.reject(invalid)
     },
 
-    checkCached(token, requirement, callOptions) {
-      // Only requirements `check` has validated for this resolver; anything else, and any
-      // doubt, goes the long way through `check`.
-      if (typeof token !== 'string' || token.length === 0 || !accepted.has(requirement)) return undefined
-      const decision = warmDecision(store.digest(token), requirement, now(), callOptions)
-      return decision?.allowed === true ? used(requirement, decision) : undefined
-    },
-
     async invalidate(token) {
       if (token === undefined) {
         dropAll()

@@ -91,18 +91,11 @@ export interface MembershipResolver {
    */
   check(token: string, requirement: Requirement, options?: ResolveOptions): Promise<Decision>
   /**
-   * The warm path of {@link MembershipResolver.check}, synchronous: the allowed decision
-   * when fresh cached answers prove the requirement (the same decision `check` gives on the
-   * same cache), `undefined` otherwise (then call `check`). Never calls the group service,
-   * never denies, never throws. Optional: resolvers not made by `createMembershipResolver`
-   * may lack it.
-   */
-  checkCached?(token: string, requirement: Requirement, options?: ResolveOptions): Decision | undefined
-  /**
    * {@link MembershipResolver.check} without a promise when it is not needed: the decision
    * itself (allowed or denied) when fresh cached answers settle the requirement, otherwise
    * the promise `check` gives. The token is digested once either way: a miss hands the
-   * digest on to the cold path instead of starting over. This is what the adapters run.
+   * digest on to the cold path instead of starting over. This is what guards run
+   * (`GuardCore.authorizeNow`); a warm denial is a decision at once, as a warm allow.
    * Never throws (invalid arguments reject). Optional: resolvers not made by
    * `createMembershipResolver` may lack it.
    */

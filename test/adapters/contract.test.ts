@@ -22,7 +22,12 @@ afterEach(() => {
 async function get(url: string, headers: Record<string, string> = {}) {
   const response = await request(url, { headers })
   const text = await response.body.text()
-  return { status: response.statusCode, headers: response.headers, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined }
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text,
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+  }
 }
 
 describe.each(FRAMEWORKS)('%s adapter', (framework) => {
@@ -313,5 +318,60 @@ describe('hostile group ids reach the group service as one segment or not at all
     emulator.resetLog()
     expect(() => group(id)).toThrow()
     expect(emulator.count()).toBe(0)
+  })
+})
+
+describe.each(FRAMEWORKS)('%s adapter: getToken, sync or async', (framework) => {
+  let app: RunningApp
+  // What getToken returns for the next request; it ignores the request, so one function
+  // serves every framework.
+  let found: unknown
+
+  beforeAll(async () => {
+    app = await startApp(framework, { baseUrl: emulator.baseUrl, getToken: () => found as never })
+  })
+  afterAll(async () => {
+    await app.close()
+  })
+
+  it.each([
+    ['a promise of a token', (token: string) => Promise.resolve(token)],
+    ['a promise of { token, expiresAt }', (token: string) => Promise.resolve({ token, expiresAt: Date.now() + 60_000 })],
+    ['a thenable of a token', (token: string) => ({ then: (resolve: (value: string) => void) => resolve(token) })],
+  ])('reads %s, cold and warm', async (_label, wrap) => {
+    const token = emulator.issueToken('alice')
+    for (let i = 0; i < 2; i++) {
+      found = wrap(token)
+      const res = await get(`${app.url}/me`)
+      expect(res.status).toBe(200)
+      expect(res.json).toMatchObject({ ok: true, reason: 'authenticated' })
+    }
+  })
+
+  it('is anonymous on an optional route only when the promise finds nothing', async () => {
+    found = Promise.resolve(undefined)
+    expect((await get(`${app.url}/maybe`)).status).toBe(200)
+    found = Promise.resolve(null)
+    expect((await get(`${app.url}/maybe`)).status).toBe(200)
+    found = Promise.resolve(undefined)
+    expect((await get(`${app.url}/me`)).json).toMatchObject({ error: 'unauthorized' })
+  })
+
+  it.each([
+    ['a TokenSet', (token: string) => ({ accessToken: token, tokenType: 'Bearer', expiresAt: Date.now() + 60_000 })],
+    ['a promise of a TokenSet', (token: string) => Promise.resolve({ accessToken: token, tokenType: 'Bearer' })],
+    ['a number', () => 42],
+    ['{ token } of a number', () => ({ token: 42 })],
+    ['a rejected promise', () => Promise.reject(new Error('session store down'))],
+  ])('answers %s as a programming error (500), never anonymously, never showing the token', async (_label, make) => {
+    const token = emulator.issueToken('alice')
+    const before = app.handlerCalls
+    for (const path of ['/maybe', '/me']) {
+      found = make(token)
+      const res = await get(`${app.url}${path}`)
+      expect(res.status, path).toBe(500)
+      expect(res.text).not.toContain(token)
+    }
+    expect(app.handlerCalls).toBe(before)
   })
 })

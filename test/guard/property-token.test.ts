@@ -119,7 +119,7 @@ describe('what reaches the network', () => {
     await fc.assert(
       fc.asyncProperty(headerValue, async (header) => {
         const before = received.length
-        const outcome = await core.authorize({ authorization: header }, group('fc:org:example.org')).then(
+        const outcome = await Promise.resolve(core.authorizeNow({ authorization: header }, group('fc:org:example.org'))).then(
           () => undefined,
           (error: unknown) => error,
         )

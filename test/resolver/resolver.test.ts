@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { warmAllowed } from '../support/warm-check.js'
 import {
   allOf,
   anyOf,
@@ -121,7 +122,7 @@ describe('decision rules', () => {
     const requirement = anyOf(group('fc:adhoc:nope'), group('fc:adhoc:partial'))
     const cold = await resolver.check('bob-token', requirement)
     expect(cold).toEqual({ allowed: true, reason: 'member', requirement: 'group fc:adhoc:partial', groupId: 'fc:adhoc:partial' })
-    expect(resolver.checkCached?.('bob-token', requirement)).toEqual(cold)
+    expect(warmAllowed(resolver, 'bob-token', requirement)).toEqual(cold)
     expect(await resolver.check('bob-token', requirement)).toEqual(cold)
   })
 
@@ -334,9 +335,7 @@ describe('caching', () => {
   it('never caches past the token expiry it is told, and refuses an expired token without a call', async () => {
     await resolver.check('alice-token', group(ORG), { tokenExpiresAt: T0 + 500 })
     clock += 501
-    await expect(resolver.check('alice-token', group(ORG), { tokenExpiresAt: T0 + 500 })).rejects.toBeInstanceOf(
-      InvalidTokenError,
-    )
+    await expect(resolver.check('alice-token', group(ORG), { tokenExpiresAt: T0 + 500 })).rejects.toBeInstanceOf(InvalidTokenError)
     expect(upstream.total()).toBe(1)
   })
 
@@ -365,22 +364,25 @@ describe('caching', () => {
   })
 })
 
-describe('checkCached (the synchronous warm path)', () => {
-  it('decides only from a fresh me/groups that proves the requirement, never calling upstream', async () => {
+describe('checkNow (the synchronous warm path)', () => {
+  it('decides at once only from fresh cached answers, never calling upstream then', async () => {
     const requirement = group(ORG, 'admin')
-    expect(resolver.checkCached?.('alice-token', requirement)).toBeUndefined() // not validated by check() yet
+    expect(resolver.checkNow?.('alice-token', requirement)).toBeInstanceOf(Promise) // nothing cached yet
     await resolver.check('alice-token', requirement)
-    expect(resolver.checkCached?.('alice-token', requirement)).toMatchObject({ allowed: true, reason: 'member' })
-    const calls = upstream.total()
-    // A denial needs me/groups/{id}: never decided here.
+    let calls = upstream.total()
+    expect(warmAllowed(resolver, 'alice-token', requirement)).toMatchObject({ allowed: true, reason: 'member' })
+    expect(upstream.total()).toBe(calls)
+    // A denial needs me/groups/{id}: decided at once only once its 404 is cached.
     const denied = group('fc:adhoc:nope')
     await resolver.check('alice-token', denied)
-    expect(resolver.checkCached?.('alice-token', denied)).toBeUndefined()
-    expect(resolver.checkCached?.('other-token', requirement)).toBeUndefined()
-    expect(resolver.checkCached?.('alice-token', requirement, { tokenExpiresAt: clock })).toBeUndefined()
+    calls = upstream.total()
+    expect(resolver.checkNow?.('alice-token', denied)).toMatchObject({ allowed: false })
+    expect(upstream.total()).toBe(calls)
+    // Another token, an expired token and a stale answer take the cold path.
+    expect(warmAllowed(resolver, 'other-token', requirement)).toBeUndefined()
+    expect(warmAllowed(resolver, 'alice-token', requirement, { tokenExpiresAt: clock })).toBeUndefined()
     clock += 60_001
-    expect(resolver.checkCached?.('alice-token', requirement)).toBeUndefined()
-    expect(upstream.total()).toBe(calls + 1)
+    expect(resolver.checkNow?.('alice-token', requirement)).toBeInstanceOf(Promise)
   })
   it('also decides from cached me/groups/{id} answers for groups a partial list lacks, never denying', async () => {
     const events: ResolverEvent[] = []
@@ -393,21 +395,21 @@ describe('checkCached (the synchronous warm path)', () => {
     const calls = upstream.total()
     const hits = observed.stats().hits
     events.length = 0
-    expect(observed.checkCached?.('bob-token', partial)).toMatchObject({ allowed: true, reason: 'member', groupId: 'fc:adhoc:partial' })
-    expect(observed.checkCached?.('bob-token', either)).toMatchObject({ allowed: true })
-    expect(observed.checkCached?.('bob-token', both)).toMatchObject({ allowed: true })
+    expect(warmAllowed(observed, 'bob-token', partial)).toMatchObject({ allowed: true, reason: 'member', groupId: 'fc:adhoc:partial' })
+    expect(warmAllowed(observed, 'bob-token', either)).toMatchObject({ allowed: true })
+    expect(warmAllowed(observed, 'bob-token', both)).toMatchObject({ allowed: true })
     // The list and the membership each count as a hit, as on the asynchronous path.
     expect(observed.stats().hits).toBe(hits + 6)
     expect(events.filter((e) => e.type === 'cache_hit' && e.endpoint === 'me/groups/{groupid}')).toHaveLength(3)
     // A cached inactive membership, or a cached 404, proves nothing: `check` decides the denial.
-    expect(observed.checkCached?.('bob-token', inactive)).toBeUndefined()
-    expect(observed.checkCached?.('bob-token', group('fc:adhoc:nope'))).toBeUndefined()
+    expect(warmAllowed(observed, 'bob-token', inactive)).toBeUndefined()
+    expect(warmAllowed(observed, 'bob-token', group('fc:adhoc:nope'))).toBeUndefined()
     expect(await observed.check('bob-token', inactive)).toMatchObject({ allowed: false })
     expect(upstream.total()).toBe(calls)
     // Past the membership's ttl, or after the token's expiry, nothing is decided here.
-    expect(observed.checkCached?.('bob-token', partial, { tokenExpiresAt: clock })).toBeUndefined()
+    expect(warmAllowed(observed, 'bob-token', partial, { tokenExpiresAt: clock })).toBeUndefined()
     clock += 60_001
-    expect(observed.checkCached?.('bob-token', partial)).toBeUndefined()
+    expect(warmAllowed(observed, 'bob-token', partial)).toBeUndefined()
     await observed.close()
   })
 
@@ -415,7 +417,7 @@ describe('checkCached (the synchronous warm path)', () => {
     const partial = group('fc:adhoc:partial', 'admin')
     const short = make({ cache: { ttl: 60_000, negativeTtl: 1000 } })
     await short.check('bob-token', partial)
-    expect(short.checkCached?.('bob-token', partial)).toMatchObject({ allowed: true })
+    expect(warmAllowed(short, 'bob-token', partial)).toMatchObject({ allowed: true })
     const bob = upstream.users.get('bob-token')
     upstream.users.delete('bob-token')
     await expect(short.membership('bob-token', 'fc:adhoc:other')).rejects.toBeInstanceOf(InvalidTokenError)
@@ -425,8 +427,8 @@ describe('checkCached (the synchronous warm path)', () => {
     if (bob !== undefined) upstream.users.set('bob-token', bob)
     const org = group(ORG)
     await short.check('bob-token', org)
-    expect(short.checkCached?.('bob-token', org)).toMatchObject({ allowed: true })
-    expect(short.checkCached?.('bob-token', partial)).toBeUndefined()
+    expect(warmAllowed(short, 'bob-token', org)).toMatchObject({ allowed: true })
+    expect(warmAllowed(short, 'bob-token', partial)).toBeUndefined()
     await short.close()
   })
 })
@@ -446,7 +448,11 @@ describe('events and secrecy', () => {
   })
 
   it('an onEvent hook that throws changes nothing', async () => {
-    const loud = make({ onEvent: () => { throw new Error('logger down') } })
+    const loud = make({
+      onEvent: () => {
+        throw new Error('logger down')
+      },
+    })
     expect(await loud.check('alice-token', group(ORG))).toMatchObject({ allowed: true })
   })
 

@@ -96,7 +96,7 @@ export function closer(server: Server): () => Promise<void> {
     })
 }
 
-export async function startApp(framework: Framework, options: GuardOptions & { getToken?: never }): Promise<RunningApp> {
+export async function startApp(framework: Framework, options: GuardOptions & { getToken?: () => never }): Promise<RunningApp> {
   if (framework === 'fastify') return startFastifyApp(options)
   if (framework === 'hono') return startHonoApp(options)
   if (framework === 'fetch') return startFetchApp(options)

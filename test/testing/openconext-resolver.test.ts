@@ -6,6 +6,7 @@
  * "any role", on the cold and the warm path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { warmAllowed } from '../support/warm-check.js'
 import { createMembershipResolver, group, type MembershipResolver } from '../../src/index.js'
 import {
   PROJECT_BOARD_GROUP_ID,
@@ -82,7 +83,7 @@ describe('createMembershipResolver({ baseUrl: emulator.baseUrl }) on the OpenCon
       const cold = await resolver.check(token, requirement)
       expect(cold.allowed, `${user} ${groupId}`).toBe(allowed)
       // The warm path never decides otherwise: the same decision, or none.
-      const warm = resolver.checkCached?.(token, requirement)
+      const warm = warmAllowed(resolver, token, requirement)
       if (warm !== undefined) expect(warm).toEqual(cold)
       expect(await resolver.check(token, requirement)).toEqual(cold)
     }

@@ -20,7 +20,7 @@
  * @module
  */
 import { IncomingMessage } from 'node:http'
-import type { VootContext } from './guard.js'
+import type { VootContext } from '../../src/adapter-kit.js'
 
 /** A request as far as this module needs it (Express's `Request`, Nest's on Express). */
 export interface VootCarrier {

@@ -1,5 +1,5 @@
 /**
- * Where the Express adapter puts its result (src/guard/request-voot.ts): `req.voot` through an
+ * Where the Express adapter puts its result (adapters/express/request-voot.ts): `req.voot` through an
  * accessor on Express's request prototype, not a new property of each request, and still
  * `req.voot` wherever the request goes (sub-apps, later middleware, a plain Node server).
  */
