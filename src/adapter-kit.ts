@@ -39,12 +39,14 @@ export {
 } from './guard/guard.js'
 export {
   createHttpErrorRenderer,
+  prefersProblemDetails,
   quoteHeaderValue,
   type HttpErrorAnswer,
   type HttpErrorBody,
   type HttpErrorCode,
   type HttpErrorRenderer,
   type HttpErrorRendererOptions,
+  type ProblemDetails,
 } from './guard/http-error.js'
 export { authorizationOf, type RequestHeaders } from './guard/authorization-header.js'
 export { splitGuardOptions } from './guard/adapter-options.js'

@@ -17,6 +17,7 @@ import { isRequirement, rolesOf, type Requirement } from '../decision/requiremen
 import type { GroupWithMembership } from '../types.js'
 import { createAnswerStore } from './store/answer-store.js'
 import { createDecisionLookups } from './decision-lookups.js'
+import { createExplainer } from './explain.js'
 import { createLookups, type ResolveOptions } from './lookups.js'
 import { createMisconfigurationNotice, misconfigurationHint } from './misconfiguration.js'
 import { resolveResolverOptions, type MembershipResolverOptions } from './options.js'
@@ -74,6 +75,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     },
   })
   const lookupsFor = createDecisionLookups(client, roles, lookup)
+  const explainFor = createExplainer(client, roles, lookup)
   const warm = createWarmView(store, telemetry, roles)
   // Made once: the warm path allocates nothing per request.
   const recordWarmHits = (): void => {
@@ -194,6 +196,12 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       return invalid === undefined ? checkValid(token, requirement, callOptions) : Promise.reject(invalid)
     },
 
+    async explain(token, requirement, callOptions) {
+      const invalid = invalidCheck(token, requirement)
+      if (invalid !== undefined) throw invalid
+      return explainFor({ token, digest: store.digest(token), options: callOptions, at: now() }, requirement)
+    },
+
     checkCached(token, requirement, callOptions) {
       // Only requirements `check` has validated for this resolver; anything else, and any
       // doubt, goes the long way through `check`.
@@ -267,6 +275,15 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
 
 export type { CacheOptions, MembershipResolverOptions, ResolverLogger } from './options.js'
 export type { ResolveOptions } from './lookups.js'
+export type {
+  ExplainedAnswer,
+  ExplainedBranch,
+  ExplainedLeaf,
+  ExplainedMembership,
+  ExplainedNode,
+  ExplainedPart,
+  Explanation,
+} from './explain.js'
 export type { MembershipResolver, ResolverHealth, ResolverStats } from './types.js'
 export type { ResolverEvent } from './telemetry.js'
 export { MISCONFIGURED_WARNING } from './misconfiguration.js'
