@@ -60,8 +60,8 @@ export interface ExplainedPart {
   readonly requirement: string
   /**
    * What the rules made of the part: `allowed`, `denied`, `unknown` (a lookup it needed
-   * failed, and another part settled the decision anyway), or `skipped` (not needed: an
-   * earlier part settled its `anyOf` or `allOf`).
+   * failed, and another part settled the decision anyway), or `skipped` (not needed:
+   * another part settled its `anyOf` or `allOf` first; the answers it had read are listed).
    */
   readonly outcome: 'allowed' | 'denied' | 'unknown' | 'skipped'
   /** The part's own reason, when allowed or denied. */
@@ -202,22 +202,31 @@ class Recorder implements DecisionObserver {
   }
 }
 
-/** Where each answer came from, by lookup. */
-type Tiers = Map<string, CacheTier | undefined>
+/** Where an answer came from: its tier, by lookup. */
+type TierOf = (kind: 'list' | 'membership', groupId?: string) => CacheTier | undefined
 
 const tierKey = (kind: 'list' | 'membership', groupId?: string): string => (kind === 'list' ? 'list' : `membership ${groupId ?? ''}`)
 
+/** What the fresh cached answers decide, watched: the resolver's warm path. */
+export type WarmDecision = (forToken: TokenLookup, requirement: Requirement, observer: DecisionObserver) => Decision | undefined
+
 /**
- * Builds the `explain` of one resolver from its lookups: the same lookups a cold `check`
+ * Builds the `explain` of one resolver. It decides as `check` does: on the fresh cached
+ * answers when they settle it (the warm path), else through the lookups a cold `check`
  * makes (L1, the shared tier, the group service), each watched for the tier it came from.
  */
 export function createExplainer(
   client: GroupsClient,
   roles: readonly string[],
   lookup: (lookup: Lookup) => Promise<unknown>,
+  warm: WarmDecision,
 ): (forToken: TokenLookup, requirement: Requirement) => Promise<Explanation> {
   return async (forToken, requirement) => {
-    const tiers: Tiers = new Map()
+    const cached = new Recorder()
+    const quick = warm(forToken, requirement, cached)
+    if (quick !== undefined) return { decision: quick, tree: explainNode(requirement, cached.root, true, () => 'l1', forToken.at) }
+
+    const tiers = new Map<string, CacheTier | undefined>()
     const watched = async (wanted: Lookup): Promise<unknown> => {
       // A probe in the place of a traced decision: the lookup marks the tier it used on it.
       const probe: AuthorizeContext = { requirement: '' }
@@ -229,17 +238,18 @@ export function createExplainer(
     const lookups: DecisionLookups = createDecisionLookups(client, roles, watched)(forToken)
     const recorder = new Recorder()
     const decision = await decide(requirement, lookups, recorder)
-    return { decision, tree: explainNode(requirement, recorder.root, true, tiers, lookups.now) }
+    const tierOf: TierOf = (kind, groupId) => tiers.get(tierKey(kind, groupId))
+    return { decision, tree: explainNode(requirement, recorder.root, true, tierOf, forToken.at) }
   }
 }
 
 // eslint-disable-next-line max-params -- one node of a recursive walk: what it is, what it came to, its place, and the facts
-function explainNode(requirement: Requirement, frame: Frame | undefined, settled: boolean, tiers: Tiers, now: number): ExplainedNode {
+function explainNode(requirement: Requirement, frame: Frame | undefined, settled: boolean, tiers: TierOf, now: number): ExplainedNode {
   const verdict = frame?.verdict
   const part = {
     kind: requirement.kind,
     requirement: describeRequirement(requirement),
-    outcome: frame === undefined ? 'skipped' : verdict === undefined || verdict instanceof LookupFailure ? 'unknown' : verdict.allowed ? 'allowed' : 'denied',
+    outcome: outcomeOf(frame, verdict),
     ...(verdict === undefined || verdict instanceof LookupFailure ? {} : { reason: verdict.reason }),
     settled,
   } as const
@@ -261,14 +271,21 @@ function explainNode(requirement: Requirement, frame: Frame | undefined, settled
   return { ...part, kind: requirement.kind, answers: frame === undefined ? [] : answersOf(requirement, frame.reads, tiers, now) }
 }
 
-function answersOf(requirement: Requirement, reads: readonly Read[], tiers: Tiers, now: number): ExplainedAnswer[] {
+function outcomeOf(frame: Frame | undefined, verdict: Decision | LookupFailure | undefined): ExplainedPart['outcome'] {
+  // Not judged, or still waiting for an answer when another part settled the decision.
+  if (frame === undefined || verdict === undefined) return 'skipped'
+  if (verdict instanceof LookupFailure) return 'unknown'
+  return verdict.allowed ? 'allowed' : 'denied'
+}
+
+function answersOf(requirement: Requirement, reads: readonly Read[], tierOf: TierOf, now: number): ExplainedAnswer[] {
   const answers: ExplainedAnswer[] = []
   for (const read of reads) {
     if (read.kind === 'predicate') {
       answers.push(read.value instanceof LookupFailure ? { endpoint: 'where', error: codeOf(read.value) } : { endpoint: 'where', result: read.value })
       continue
     }
-    const from = origin(tiers.get(read.kind === 'list' ? tierKey('list') : tierKey('membership', read.groupId)))
+    const from = origin(read.kind === 'list' ? tierOf('list') : tierOf('membership', read.groupId))
     if (read.value instanceof LookupFailure) {
       const endpoint = read.kind === 'list' ? 'me/groups' : 'me/groups/{groupid}'
       answers.push({ endpoint, ...(read.kind === 'membership' ? { groupId: read.groupId } : {}), ...from, error: codeOf(read.value) })

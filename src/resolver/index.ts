@@ -9,7 +9,7 @@
  * @module
  */
 import { createGroupsClient, type GroupsClient } from '../client/groups-client.js'
-import { decide } from '../decision/decide.js'
+import { decide, type DecisionObserver } from '../decision/decide.js'
 import type { Decision } from '../decision/types.js'
 import { InvalidArgumentError, InvalidTokenError, UpstreamError, type UpstreamErrorCode } from '../errors.js'
 import { assertGroupId } from '../group-id.js'
@@ -75,7 +75,6 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     },
   })
   const lookupsFor = createDecisionLookups(client, roles, lookup)
-  const explainFor = createExplainer(client, roles, lookup)
   const warm = createWarmView(store, telemetry, roles)
   // Made once: the warm path allocates nothing per request.
   const recordWarmHits = (): void => {
@@ -117,17 +116,24 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
    * digest of the token, computed by the caller and reused by the cold path. Hits are
    * counted by {@link used}, once the caller keeps the decision.
    */
+  // eslint-disable-next-line max-params -- the warm path's inputs, and explain's observer
   function warmDecision(
     digest: string,
     requirement: Requirement,
     at: number,
     callOptions: ResolveOptions | undefined,
+    observer?: DecisionObserver,
   ): Decision | undefined {
     const expiresAt = callOptions?.tokenExpiresAt
     // Written as `!(a < b)` so that a NaN expiry counts as expired: the cold path refuses it.
     if (expiresAt !== undefined && !(at < expiresAt)) return undefined
-    return warm.decide(digest, requirement, at)
+    return warm.decide(digest, requirement, at, observer)
   }
+
+  // `explain` decides as `check` does: from fresh cached answers when they settle it, else cold.
+  const explainFor = createExplainer(client, roles, lookup, (forToken, requirement, observer) =>
+    warmDecision(forToken.digest, requirement, forToken.at, forToken.options, observer),
+  )
 
   /** Records a warm decision that is given out: its trace and its cache hits. */
   function used(requirement: Requirement, decision: Decision): Decision {

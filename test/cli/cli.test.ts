@@ -70,7 +70,7 @@ describe('voot-guard check', () => {
     const result = await check(emulator.issueToken('bob'), '--group', ORG_ID, '--role', 'admin')
     expect(result).toMatchObject({ code: 1, stderr: '' })
     expect(result.stdout).toMatch(/^DENIED\n/)
-    expect(result.stdout).toMatch(/reason\s+insufficient_role/)
+    expect(result.stdout).toMatch(/reason\s+role_too_low/)
   })
 
   it('exits 1 with not_member when the group service answers 404', async () => {

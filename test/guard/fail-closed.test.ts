@@ -119,7 +119,7 @@ describe('roles: "any role" means any role in `roles`', () => {
       serve({ n: {}, e: { active: true } }, listed)
       for (const requirement of [group('n'), group('e'), group('n', 'member')]) {
         const { cold, warm } = await coldThenWarm('t', requirement)
-        expect(cold).toMatchObject({ allowed: false, reason: 'insufficient_role' })
+        expect(cold).toMatchObject({ allowed: false, reason: 'role_too_low' })
         expect(warm).toBeUndefined()
       }
     })
