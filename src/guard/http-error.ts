@@ -154,6 +154,7 @@ const PROBLEM_TITLE: Readonly<Record<HttpErrorCode, string>> = {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const PROBLEM_TYPE = 'application/problem+json'
+const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8'
 
 /**
  * Whether an `Accept` header value asks for problem details: it names
@@ -262,7 +263,7 @@ export function createHttpErrorRenderer(options: HttpErrorRendererOptions): Http
         : { error: code, error_description: description }
       return {
         status: error.status,
-        headers: { ...error.headers, 'content-type': problem ? PROBLEM_TYPE : JSON_TYPE, 'cache-control': 'no-store' },
+        headers: { ...error.headers, 'content-type': problem ? PROBLEM_CONTENT_TYPE : JSON_TYPE, 'cache-control': 'no-store' },
         body,
         text: JSON.stringify(body),
       }

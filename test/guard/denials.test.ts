@@ -77,7 +77,7 @@ describe('denials: named (the default)', () => {
     const core = coreWith()
     const [error] = await refusals(core, 'bob', group(ORG_ID, 'admin'))
     const answer = core.answer(error, 'application/problem+json')
-    expect(answer?.headers['content-type']).toBe('application/problem+json')
+    expect(answer?.headers['content-type']).toBe('application/problem+json; charset=utf-8')
     expect(JSON.parse(answer?.text ?? '')).toMatchObject({
       status: 403,
       error: 'forbidden',

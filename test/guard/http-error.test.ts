@@ -75,7 +75,7 @@ describe('renderer.answer', () => {
   it.each(CASES)('%s: problem details when Accept names application/problem+json', (error, status, given, headers) => {
     const answer = renderer.answer(renderer.toHttpError(given), 'application/problem+json, application/json;q=0.9')
     expect(answer?.status).toBe(status)
-    expect(answer?.headers).toEqual({ ...headers, 'content-type': 'application/problem+json', 'cache-control': 'no-store' })
+    expect(answer?.headers).toEqual({ ...headers, 'content-type': 'application/problem+json; charset=utf-8', 'cache-control': 'no-store' })
     const body = JSON.parse(answer?.text ?? '') as Record<string, unknown>
     expect(body).toEqual({
       type: DOCS + error,
