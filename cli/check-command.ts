@@ -27,7 +27,7 @@ const OPTIONS = {
 const EXPLANATION: Readonly<Record<DecisionReason, string>> = {
   member: 'an active membership with a sufficient role',
   authenticated: 'a valid personal token',
-  predicate: 'the predicate settled it',
+  predicate: 'the predicate holds',
   not_member: 'not a member (the group service answered 404 for this group)',
   role_too_low: 'a member, but the role is below the required one',
   inactive: 'the membership (or its group) is inactive',
@@ -100,7 +100,9 @@ export const checkCommand: Command = {
           call
             .out()
             .stdout.write(
-              call.json ? `${JSON.stringify({ ...decisionJson(decision), tree })}\n` : `${formatDecision(decision)}\n${formatExplanation(tree)}`,
+              call.json
+                ? `${JSON.stringify({ ...decisionJson(decision), tree })}\n`
+                : `${formatDecision(decision)}\n${formatExplanation(tree)}`,
             )
           return decision.allowed ? EXIT_OK : EXIT_DENIED
         }
@@ -118,7 +120,10 @@ function decisionJson(decision: Decision): Record<string, unknown> {
 function formatDecision(decision: Decision): string {
   const fields: [string, string][] = [
     ['requirement', decision.requirement],
-    ['reason', `${decision.reason}: ${EXPLANATION[decision.reason]}`],
+    [
+      'reason',
+      `${decision.reason}: ${decision.reason === 'predicate' && !decision.allowed ? 'the predicate does not hold' : EXPLANATION[decision.reason]}`,
+    ],
   ]
   return `${decision.allowed ? 'ALLOWED' : 'DENIED'}\n${formatFields(fields)}`
 }

@@ -38,7 +38,9 @@ function walk(node: ExplainedNode, depth: number, lines: string[]): void {
 
 function describeAnswer(answer: ExplainedAnswer): string {
   if (answer.endpoint === 'where') {
-    return answer.error === undefined ? `predicate returned ${answer.result === true ? 'true' : 'not true'}` : `predicate failed: ${answer.error}`
+    return answer.error === undefined
+      ? `predicate returned ${answer.result === true ? 'true' : 'not true'}`
+      : `predicate failed: ${answer.error}`
   }
   const where = answer.endpoint === 'me/groups' ? 'me/groups' : `me/groups/${answer.groupId ?? ''}`
   const from = answer.source === undefined ? '' : ` (${answer.source}, ${answer.tier ?? ''})`

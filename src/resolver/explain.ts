@@ -282,7 +282,9 @@ function answersOf(requirement: Requirement, reads: readonly Read[], tierOf: Tie
   const answers: ExplainedAnswer[] = []
   for (const read of reads) {
     if (read.kind === 'predicate') {
-      answers.push(read.value instanceof LookupFailure ? { endpoint: 'where', error: codeOf(read.value) } : { endpoint: 'where', result: read.value })
+      answers.push(
+        read.value instanceof LookupFailure ? { endpoint: 'where', error: codeOf(read.value) } : { endpoint: 'where', result: read.value },
+      )
       continue
     }
     const from = origin(read.kind === 'list' ? tierOf('list') : tierOf('membership', read.groupId))
@@ -290,13 +292,24 @@ function answersOf(requirement: Requirement, reads: readonly Read[], tierOf: Tie
       const endpoint = read.kind === 'list' ? 'me/groups' : 'me/groups/{groupid}'
       answers.push({ endpoint, ...(read.kind === 'membership' ? { groupId: read.groupId } : {}), ...from, error: codeOf(read.value) })
     } else if (read.kind === 'membership') {
-      answers.push({ endpoint: 'me/groups/{groupid}', groupId: read.groupId, ...from, membership: read.value === null ? null : seen(read.value, now) })
+      answers.push({
+        endpoint: 'me/groups/{groupid}',
+        groupId: read.groupId,
+        ...from,
+        membership: read.value === null ? null : seen(read.value, now),
+      })
     } else if (requirement.kind === 'group') {
       const listed = findListed(read.value, requirement.groupId)
-      answers.push({ endpoint: 'me/groups', groupId: requirement.groupId, ...from, membership: listed === undefined ? null : seen(listed.membership, now, listed) })
+      answers.push({
+        endpoint: 'me/groups',
+        groupId: requirement.groupId,
+        ...from,
+        membership: listed === undefined ? null : seen(listed.membership, now, listed),
+      })
     } else if (requirement.kind === 'groupOfType') {
       for (const listed of read.value.list) {
-        if (listed.type === requirement.groupType) answers.push({ endpoint: 'me/groups', groupId: listed.id, ...from, membership: seen(listed.membership, now, listed) })
+        if (listed.type === requirement.groupType)
+          answers.push({ endpoint: 'me/groups', groupId: listed.id, ...from, membership: seen(listed.membership, now, listed) })
       }
     } else {
       answers.push({ endpoint: 'me/groups', ...from, listed: read.value.list.length })

@@ -202,9 +202,9 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       return invalid === undefined ? checkValid(token, requirement, callOptions) : Promise.reject(invalid)
     },
 
-    async explain(token, requirement, callOptions) {
+    explain(token, requirement, callOptions) {
       const invalid = invalidCheck(token, requirement)
-      if (invalid !== undefined) throw invalid
+      if (invalid !== undefined) return Promise.reject(invalid)
       return explainFor({ token, digest: store.digest(token), options: callOptions, at: now() }, requirement)
     },
 

@@ -22,7 +22,12 @@ afterEach(() => {
 async function get(url: string, headers: Record<string, string> = {}) {
   const response = await request(url, { headers })
   const text = await response.body.text()
-  return { status: response.statusCode, headers: response.headers, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined }
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text,
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+  }
 }
 
 describe.each(FRAMEWORKS)('%s adapter', (framework) => {

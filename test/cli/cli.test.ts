@@ -375,7 +375,11 @@ describe('help and unknown commands', () => {
     expect(top.stdout).toMatch(/^Usage: voot-guard <command>/)
     for (const command of ['emulator', 'groups', 'check']) {
       expect(top.stdout).toContain(`  ${command} `)
-      for (const argv of [[command, '--help'], [command, '-h'], ['help', command]]) {
+      for (const argv of [
+        [command, '--help'],
+        [command, '-h'],
+        ['help', command],
+      ]) {
         const result = await run(argv)
         expect(result.code).toBe(0)
         expect(result.stdout).toMatch(new RegExp(`^Usage: voot-guard ${command}`))

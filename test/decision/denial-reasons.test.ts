@@ -43,7 +43,12 @@ function decide(requirement: Requirement, known: DecisionView): Decision {
   return result
 }
 
-const listedAs = (id: string, membership: Membership, type = 'voot:ad-hoc', dates: Partial<GroupWithMembership> = {}): GroupWithMembership => ({
+const listedAs = (
+  id: string,
+  membership: Membership,
+  type = 'voot:ad-hoc',
+  dates: Partial<GroupWithMembership> = {},
+): GroupWithMembership => ({
   id,
   displayName: id,
   type,
@@ -91,7 +96,11 @@ describe('a group requirement', () => {
 describe('a groupOfType requirement', () => {
   it('is not_member when me/groups lists no group of the type', () => {
     const known = view([listedAs('fc:org:x', { basic: 'owner' }, 'fc:org')])
-    expect(decide(groupOfType('fc:fs:emne'), known)).toEqual({ allowed: false, reason: 'not_member', requirement: 'a group of type fc:fs:emne' })
+    expect(decide(groupOfType('fc:fs:emne'), known)).toEqual({
+      allowed: false,
+      reason: 'not_member',
+      requirement: 'a group of type fc:fs:emne',
+    })
   })
 
   it('names the closest of the groups of the type, in any order', () => {
@@ -119,7 +128,12 @@ describe('anyOf and allOf', () => {
   const future = { 'fc:adhoc:future': { basic: 'owner', notBefore: FUTURE } }
 
   it('a denied anyOf names its own requirement and the alternative closest to being met, in any order', () => {
-    const parts = [group('fc:adhoc:none', 'admin'), group('fc:adhoc:low', 'admin'), group('fc:adhoc:future', 'admin'), where('p', () => false)]
+    const parts = [
+      group('fc:adhoc:none', 'admin'),
+      group('fc:adhoc:low', 'admin'),
+      group('fc:adhoc:future', 'admin'),
+      where('p', () => false),
+    ]
     const known = view([], { ...low, ...future })
     for (const order of [parts, [...parts].reverse(), [parts[2]!, parts[0]!, parts[3]!, parts[1]!]]) {
       const requirement = anyOf(...order)
@@ -127,7 +141,15 @@ describe('anyOf and allOf', () => {
       expect(decision).toMatchObject({ allowed: false, reason: 'role_too_low' })
       expect(decision.groupId).toBeUndefined()
     }
-    expect(decide(anyOf(group('fc:adhoc:none'), where('p', () => false)), known).reason).toBe('predicate')
+    expect(
+      decide(
+        anyOf(
+          group('fc:adhoc:none'),
+          where('p', () => false),
+        ),
+        known,
+      ).reason,
+    ).toBe('predicate')
     expect(decide(anyOf(group('fc:adhoc:none'), group('fc:adhoc:future')), known).reason).toBe('not_yet_valid')
     expect(decide(anyOf(group('fc:adhoc:none'), group('fc:adhoc:other')), known).reason).toBe('not_member')
   })

@@ -21,7 +21,10 @@ describe('requiredText', () => {
       'one of: the role admin or higher in the group fc:adhoc:1; membership in the group fc:adhoc:2',
     ],
     [
-      anyOf(allOf(group('fc:adhoc:1'), groupOfType('fc:fs:emne')), where('is staff', () => true)),
+      anyOf(
+        allOf(group('fc:adhoc:1'), groupOfType('fc:fs:emne')),
+        where('is staff', () => true),
+      ),
       'one of: (each of: membership in the group fc:adhoc:1; membership in a group of type fc:fs:emne); the condition "is staff"',
     ],
   ])('%#: names the requirement', (requirement, phrase) => {

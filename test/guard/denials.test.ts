@@ -32,7 +32,12 @@ async function refusals(core: GuardCore, user: string, requirement: Requirement)
   for (let i = 0; i < 2; i++) {
     const calls = emulator.count()
     const result = core.authorizeNow(credentials, core.prepare(requirement))
-    const error: unknown = await (result instanceof Promise ? result.then(() => undefined, (e: unknown) => e) : undefined)
+    const error: unknown = await (result instanceof Promise
+      ? result.then(
+          () => undefined,
+          (e: unknown) => e,
+        )
+      : undefined)
     expect(error).toBeInstanceOf(ForbiddenError)
     found.push(error as ForbiddenError)
     if (i === 1) expect(emulator.count()).toBe(calls) // warm: decided from the cache
@@ -87,7 +92,7 @@ describe('denials: named (the default)', () => {
 })
 
 describe('denials: generic', () => {
-  it("keeps the generic text and still carries the reason on the error", async () => {
+  it('keeps the generic text and still carries the reason on the error', async () => {
     const core = coreWith({ denials: 'generic' })
     for (const error of await refusals(core, 'bob', group(ORG_ID, 'admin'))) {
       expect(error.message).toBe('The group requirement of this resource is not met')

@@ -35,7 +35,7 @@ async function coldThenWarm(token: string, requirement: Requirement) {
   return { cold, warm }
 }
 
-describe('group-level validity fails closed, as a membership\'s does', () => {
+describe("group-level validity fails closed, as a membership's does", () => {
   it.each([
     ['a numeric notAfter', { notAfter: 1577836800000 }],
     ['an unparsable notBefore', { notBefore: 'next week' }],

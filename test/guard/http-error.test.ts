@@ -30,7 +30,12 @@ const CASES = [
     { 'www-authenticate': 'Bearer realm="api", error="insufficient_scope", scope="groups"' },
   ],
   ['forbidden', 403, new ForbiddenError('This resource requires membership in the group fc:adhoc:1', { reason: 'not_member' }), {}],
-  ['temporarily_unavailable', 503, new UpstreamError('ERR_UPSTREAM_STATUS', 'HTTP 500 from me/groups', { upstreamStatus: 500 }), { 'retry-after': '7' }],
+  [
+    'temporarily_unavailable',
+    503,
+    new UpstreamError('ERR_UPSTREAM_STATUS', 'HTTP 500 from me/groups', { upstreamStatus: 500 }),
+    { 'retry-after': '7' },
+  ],
 ] as const
 
 describe('prefersProblemDetails', () => {
@@ -90,7 +95,10 @@ describe('renderer.answer', () => {
 
   it("a forbidden answer's detail is the error's message; a 503's is the fixed text, never the upstream's", () => {
     const forbidden = renderer.answer(CASES[4][2], 'application/problem+json')
-    expect(forbidden?.body).toMatchObject({ detail: 'This resource requires membership in the group fc:adhoc:1', title: 'Group requirement not met' })
+    expect(forbidden?.body).toMatchObject({
+      detail: 'This resource requires membership in the group fc:adhoc:1',
+      title: 'Group requirement not met',
+    })
     expect(forbidden?.text).not.toContain('not_member')
     const unavailable = renderer.answer(renderer.toHttpError(CASES[5][2]), 'application/problem+json')
     expect(unavailable?.text).not.toContain('HTTP 500')

@@ -48,14 +48,21 @@ describe('resolver.explain', () => {
     const token = emulator.issueToken('alice')
     const requirement = group(ORG_ID, 'admin')
     const first = await resolver.explain(token, requirement)
-    expect(first.decision).toEqual({ allowed: true, reason: 'member', requirement: `group ${ORG_ID} (role admin or higher)`, groupId: ORG_ID })
+    expect(first.decision).toEqual({
+      allowed: true,
+      reason: 'member',
+      requirement: `group ${ORG_ID} (role admin or higher)`,
+      groupId: ORG_ID,
+    })
     expect(first.tree).toEqual({
       kind: 'group',
       requirement: `group ${ORG_ID} (role admin or higher)`,
       outcome: 'allowed',
       reason: 'member',
       settled: true,
-      answers: [{ endpoint: 'me/groups', groupId: ORG_ID, source: 'fetched', tier: 'upstream', membership: { role: 'admin', activity: 'active' } }],
+      answers: [
+        { endpoint: 'me/groups', groupId: ORG_ID, source: 'fetched', tier: 'upstream', membership: { role: 'admin', activity: 'active' } },
+      ],
     })
     const second = await resolver.explain(token, requirement)
     expect(second.decision).toEqual(first.decision)
@@ -68,7 +75,13 @@ describe('resolver.explain', () => {
     expect(tree).toMatchObject({ outcome: 'denied', reason: 'role_too_low', settled: true })
     expect((tree as ExplainedLeaf).answers).toEqual([
       { endpoint: 'me/groups', groupId: ORG_ID, source: 'fetched', tier: 'upstream', membership: { role: 'member', activity: 'active' } },
-      { endpoint: 'me/groups/{groupid}', groupId: ORG_ID, source: 'fetched', tier: 'upstream', membership: { role: 'member', activity: 'active' } },
+      {
+        endpoint: 'me/groups/{groupid}',
+        groupId: ORG_ID,
+        source: 'fetched',
+        tier: 'upstream',
+        membership: { role: 'member', activity: 'active' },
+      },
     ])
   })
 
@@ -84,7 +97,11 @@ describe('resolver.explain', () => {
       }),
     ])
     const late = await resolver.explain(dave, group(INF1000))
-    expect((late.tree as ExplainedLeaf).answers[1]?.membership).toEqual({ role: 'member', activity: 'expired', notAfter: '2020-06-30T22:00:00Z' })
+    expect((late.tree as ExplainedLeaf).answers[1]?.membership).toEqual({
+      role: 'member',
+      activity: 'expired',
+      notAfter: '2020-06-30T22:00:00Z',
+    })
     const none = await resolver.explain(emulator.issueToken('erin'), group(ORG_ID))
     expect(none.decision.reason).toBe('not_member')
     expect((none.tree as ExplainedLeaf).answers[1]).toMatchObject({ endpoint: 'me/groups/{groupid}', groupId: ORG_ID, membership: null })
@@ -111,7 +128,14 @@ describe('resolver.explain', () => {
       ['denied', 'not_member', true],
       ['denied', 'role_too_low', true],
     ])
-    const both = await resolver.explain(bob, allOf(group(ORG_ID), group(MAT1100), where('never asked', () => true)))
+    const both = await resolver.explain(
+      bob,
+      allOf(
+        group(ORG_ID),
+        group(MAT1100),
+        where('never asked', () => true),
+      ),
+    )
     expect(both.decision).toMatchObject({ allowed: false, reason: 'inactive', groupId: MAT1100 })
     expect(leaves(both.tree).map((leaf) => [leaf.outcome, leaf.settled])).toEqual([
       ['allowed', false],
@@ -122,11 +146,22 @@ describe('resolver.explain', () => {
 
   it('a where predicate with its result, and authenticated with the size of the list', async () => {
     const alice = emulator.issueToken('alice')
-    const { tree } = await resolver.explain(alice, allOf(authenticated(), where('has groups', async (ctx) => (await ctx.groups()).length > 0)))
+    const { tree } = await resolver.explain(
+      alice,
+      allOf(
+        authenticated(),
+        where('has groups', async (ctx) => (await ctx.groups()).length > 0),
+      ),
+    )
     expect(tree).toMatchObject({ outcome: 'allowed', settled: true })
     const [token, predicate] = leaves(tree)
     expect(token).toMatchObject({ outcome: 'allowed', settled: true, answers: [{ endpoint: 'me/groups', listed: expect.any(Number) }] })
-    expect(predicate).toMatchObject({ outcome: 'allowed', reason: 'predicate', settled: true, answers: [{ endpoint: 'where', result: true }] })
+    expect(predicate).toMatchObject({
+      outcome: 'allowed',
+      reason: 'predicate',
+      settled: true,
+      answers: [{ endpoint: 'where', result: true }],
+    })
   })
 
   it('gives the decision check gives, for the same token and requirement', async () => {

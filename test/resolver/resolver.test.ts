@@ -342,9 +342,7 @@ describe('caching', () => {
   it('never caches past the token expiry it is told, and refuses an expired token without a call', async () => {
     await resolver.check('alice-token', group(ORG), { tokenExpiresAt: T0 + 500 })
     clock += 501
-    await expect(resolver.check('alice-token', group(ORG), { tokenExpiresAt: T0 + 500 })).rejects.toBeInstanceOf(
-      InvalidTokenError,
-    )
+    await expect(resolver.check('alice-token', group(ORG), { tokenExpiresAt: T0 + 500 })).rejects.toBeInstanceOf(InvalidTokenError)
     expect(upstream.total()).toBe(1)
   })
 
@@ -454,7 +452,11 @@ describe('events and secrecy', () => {
   })
 
   it('an onEvent hook that throws changes nothing', async () => {
-    const loud = make({ onEvent: () => { throw new Error('logger down') } })
+    const loud = make({
+      onEvent: () => {
+        throw new Error('logger down')
+      },
+    })
     expect(await loud.check('alice-token', group(ORG))).toMatchObject({ allowed: true })
   })
 
