@@ -172,11 +172,11 @@ function rule(requirement: Requirement, view: DecisionView): Verdict {
     case 'anyOf': {
       const verdict = combine(requirement.requirements, view, true)
       // Every alternative was denied: the reason is the one closest to being met.
-      return verdict instanceof Denials ? denied(requirement, verdict.reason) : verdict
+      return verdict instanceof EveryPart ? denied(requirement, verdict.closest ?? 'not_member') : verdict
     }
     case 'allOf': {
       const verdict = combine(requirement.requirements, view, false)
-      return verdict instanceof Denials ? allowed(requirement, 'member') : verdict
+      return verdict instanceof EveryPart ? allowed(requirement, 'member') : verdict
     }
   }
 }
@@ -192,18 +192,25 @@ function closer(a: DenialReason, b: DenialReason): DenialReason {
   return CLOSENESS.indexOf(b) < CLOSENESS.indexOf(a) ? b : a
 }
 
-/** Every part of an `anyOf` or `allOf` came out the other way; for an `anyOf`, the closest denial. */
-class Denials {
-  constructor(readonly reason: DenialReason) {}
+/**
+ * No part settled an `anyOf` or `allOf`: every part came out the other way. For an `anyOf`,
+ * `closest` is the denial closest to being met.
+ */
+class EveryPart {
+  constructor(readonly closest: DenialReason | undefined) {}
 }
-const ALL_HELD = new Denials('not_member')
+
+// One per reason, made once: combining allocates nothing.
+const EVERY_PART = new Map<DenialReason | undefined, EveryPart>(
+  [undefined, ...CLOSENESS].map((closest) => [closest, new EveryPart(closest)] as const),
+)
 
 /**
  * The parts of an `anyOf` (settled by the first part allowed) or an `allOf` (by the first
  * part denied): that part's decision; else PENDING while a part could still settle it;
- * else the first failure (unknown); else {@link Denials}: every part came out the other way.
+ * else the first failure (unknown); else {@link EveryPart}: every part came out the other way.
  */
-function combine(parts: readonly Requirement[], view: DecisionView, settledBy: boolean): Verdict | Denials {
+function combine(parts: readonly Requirement[], view: DecisionView, settledBy: boolean): Verdict | EveryPart {
   let pending = false
   let failure: LookupFailure | undefined
   let reason: DenialReason | undefined
@@ -216,7 +223,7 @@ function combine(parts: readonly Requirement[], view: DecisionView, settledBy: b
   }
   if (pending) return PENDING
   if (failure !== undefined) return failure
-  return reason === undefined ? ALL_HELD : new Denials(reason)
+  return EVERY_PART.get(reason) as EveryPart
 }
 
 function needList(): typeof PENDING {
