@@ -11,12 +11,14 @@ import { DEFAULT_ROLES } from '../src/decision/membership.js'
 import { group } from '../src/decision/requirements.js'
 import { createMembershipResolver } from '../src/resolver/index.js'
 import type { Command } from './command.js'
+import { formatExplanation } from './explain-tree.js'
 import { EXIT_DENIED, EXIT_OK } from './exit-codes.js'
 import { formatFields } from './table.js'
 import { runUpstreamCommand, UPSTREAM_OPTIONS } from './upstream-command.js'
 
 const OPTIONS = {
   ...UPSTREAM_OPTIONS,
+  explain: { type: 'boolean' },
   group: { type: 'string' },
   role: { type: 'string' },
   roles: { type: 'string' },
@@ -27,14 +29,13 @@ const EXPLANATION: Readonly<Record<DecisionReason, string>> = {
   authenticated: 'a valid personal token',
   predicate: 'the predicate holds',
   not_member: 'not a member (the group service answered 404 for this group)',
-  inactive: 'the membership is inactive, not yet valid, or expired',
-  insufficient_role: 'a member, but the role is below the required one',
-  no_group_of_type: 'no active membership in a group of the required type',
-  predicate_false: 'the predicate does not hold',
-  no_alternative: 'no alternative is met',
+  role_too_low: 'a member, but the role is below the required one',
+  inactive: 'the membership (or its group) is inactive',
+  not_yet_valid: 'the membership (or its group) is not valid yet',
+  expired: 'the membership (or its group) has expired',
 }
 
-const HELP = `Usage: voot-guard check --base-url URL --group ID [--role ROLE] [options]
+const HELP = `Usage: voot-guard check --base-url URL --group ID [--role ROLE] [--explain] [options]
 
 Asks the group service whether the user behind VOOT_TOKEN has an active membership of
 group ID (with at least ROLE), with the same rules as the guards: a group missing from
@@ -49,7 +50,11 @@ Options:
   --role ROLE      the least role required (default: any role)
   --roles LIST     role order, lowest first, comma-separated (default: ${DEFAULT_ROLES.join(',')})
   --timeout MS     deadline of each call to the group service (default: ${DEFAULT_TIMEOUT})
-  --json           print the decision as JSON: {"outcome","allowed","reason","requirement","groupId"},
+  --explain        also print how the decision came about: each answer it read (cached or
+                   fetched; role, activity, dates) and the part it rests on. It shows your
+                   own memberships: it is for the person who holds the token
+  --json           print the decision as JSON: {"outcome","allowed","reason","requirement","groupId"}
+                   (with --explain, and "tree"),
                    or {"outcome":"error","error":{"code","message","upstreamStatus"}}
   -h, --help       show this help
 
@@ -89,7 +94,19 @@ export const checkCommand: Command = {
         call.onClose(() => resolver.close())
         resolver.assertRequirement(requirement)
         const token = call.token()
-        const decision = await resolver.check(token, requirement, io.signal === undefined ? {} : { signal: io.signal })
+        const callOptions = io.signal === undefined ? {} : { signal: io.signal }
+        if (values.explain === true) {
+          const { decision, tree } = await resolver.explain(token, requirement, callOptions)
+          call
+            .out()
+            .stdout.write(
+              call.json
+                ? `${JSON.stringify({ ...decisionJson(decision), tree })}\n`
+                : `${formatDecision(decision)}\n${formatExplanation(tree)}`,
+            )
+          return decision.allowed ? EXIT_OK : EXIT_DENIED
+        }
+        const decision = await resolver.check(token, requirement, callOptions)
         call.out().stdout.write(call.json ? `${JSON.stringify(decisionJson(decision))}\n` : formatDecision(decision))
         return decision.allowed ? EXIT_OK : EXIT_DENIED
       },
@@ -103,7 +120,10 @@ function decisionJson(decision: Decision): Record<string, unknown> {
 function formatDecision(decision: Decision): string {
   const fields: [string, string][] = [
     ['requirement', decision.requirement],
-    ['reason', `${decision.reason}: ${EXPLANATION[decision.reason]}`],
+    [
+      'reason',
+      `${decision.reason}: ${decision.reason === 'predicate' && !decision.allowed ? 'the predicate does not hold' : EXPLANATION[decision.reason]}`,
+    ],
   ]
   return `${decision.allowed ? 'ALLOWED' : 'DENIED'}\n${formatFields(fields)}`
 }

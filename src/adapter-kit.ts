@@ -41,12 +41,14 @@ export {
 export { createGuardFlow, type FrameworkIO, type GuardFlow, type GuardStep, type Refusal } from './guard/request-flow.js'
 export {
   createHttpErrorRenderer,
+  prefersProblemDetails,
   quoteHeaderValue,
   type HttpErrorAnswer,
   type HttpErrorBody,
   type HttpErrorCode,
   type HttpErrorRenderer,
   type HttpErrorRendererOptions,
+  type ProblemDetails,
 } from './guard/http-error.js'
 export { authorizationOf, type RequestHeaders } from './guard/authorization-header.js'
 export { splitGuardOptions } from './guard/adapter-options.js'

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import type { DenialReason } from './decision/types.js'
 
 /**
  * Every code a {@link VootError} can carry.
@@ -176,16 +177,39 @@ export class InsufficientScopeError extends VootError {
 }
 
 /**
- * The token is valid but its user does not meet the requirement.
+ * Options of {@link ForbiddenError}.
  *
  * @example
  * ```ts
- * throw new ForbiddenError()
+ * new ForbiddenError('This resource requires membership in the group fc:adhoc:1', { reason: 'not_member' })
+ * ```
+ */
+export interface ForbiddenErrorOptions extends VootErrorOptions {
+  /** Why the requirement was not met: the decision's reason. */
+  reason?: DenialReason
+}
+
+/**
+ * The token is valid but its user does not meet the requirement. A guard's refusal names
+ * the requirement in its message (the answer's `error_description`; with the guard option
+ * `denials: 'generic'`, the generic default) and carries the decision's `reason`, which
+ * the answer does not show: it is for logs and the application's own error handling.
+ *
+ * @example
+ * ```ts
+ * app.use((err, req, res, next) => {
+ *   if (err instanceof ForbiddenError) log.info({ reason: err.reason }, 'refused')
+ *   next(err)
+ * })
  * ```
  */
 export class ForbiddenError extends VootError {
-  constructor(message = 'The group requirement of this resource is not met', options: VootErrorOptions = {}) {
+  /** Why the requirement was not met (`not_member`, `role_too_low`, ...), when a decision said so. */
+  readonly reason: DenialReason | undefined
+
+  constructor(message = 'The group requirement of this resource is not met', options: ForbiddenErrorOptions = {}) {
     super('ERR_FORBIDDEN', message, 403, options)
+    this.reason = options.reason
   }
 }
 

@@ -22,6 +22,13 @@ export {
   createMembershipResolver,
   MISCONFIGURED_WARNING,
   type CacheOptions,
+  type ExplainedAnswer,
+  type ExplainedBranch,
+  type ExplainedLeaf,
+  type ExplainedMembership,
+  type ExplainedNode,
+  type ExplainedPart,
+  type Explanation,
   type MembershipResolver,
   type MembershipResolverOptions,
   type ResolveOptions,
@@ -49,8 +56,8 @@ export {
   type RequirementContext,
 } from './decision/requirements.js'
 export type { CircuitBreakerOptions, CircuitState } from './resolver/gate/circuit-breaker.js'
-export type { Decision, DecisionReason } from './decision/types.js'
-export { DEFAULT_ROLES, isActiveAt, judgeMembership, type MembershipVerdict } from './decision/membership.js'
+export type { AllowedReason, Decision, DecisionReason, DenialReason } from './decision/types.js'
+export { DEFAULT_ROLES, isActiveAt, judgeMembership, type Activity, type MembershipVerdict } from './decision/membership.js'
 export type { GuardOptions, VootContext, FoundToken } from './guard/guard.js'
 export type {
   SharedAnswerKind,
@@ -81,6 +88,7 @@ export {
   TokenMissingError,
   UpstreamError,
   VootError,
+  type ForbiddenErrorOptions,
   type UpstreamErrorCode,
   type UpstreamErrorOptions,
   type VootErrorCode,

@@ -105,7 +105,7 @@ const express: FrameworkIO<Request, Response, NextFunction, void> = {
   respond({ error, answer }, _req, res, next) {
     // A response already under way cannot take the answer: Express's error handling ends it.
     if (res.headersSent) next(error)
-    else res.status(answer.status).set(answer.headers).send(JSON.stringify(answer.body))
+    else res.status(answer.status).set(answer.headers).send(answer.text)
   },
   fail(error, _req, _res, next) {
     next(error)

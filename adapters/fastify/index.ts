@@ -111,7 +111,7 @@ const fastify: FrameworkIO<FastifyRequest, FastifyReply, HookHandlerDoneFunction
     done()
   },
   respond({ answer }, _request, reply) {
-    reply.code(answer.status).headers(answer.headers).send(JSON.stringify(answer.body))
+    reply.code(answer.status).headers(answer.headers).send(answer.text)
   },
   // Delegated and unexpected errors go to Fastify's error handling, which reads
   // `statusCode` and `headers` from the error (a bug stays a 500).

@@ -140,7 +140,7 @@ const hono: FrameworkIO<Context, Next, undefined, Promise<void> | Response> = {
   },
   respond({ answer }, c) {
     // c.json() would drop the charset of the contract's content type.
-    return c.body(JSON.stringify(answer.body), answer.status as ContentfulStatusCode, answer.headers)
+    return c.body(answer.text, answer.status as ContentfulStatusCode, answer.headers)
   },
   delegate({ error, answer }) {
     throw new HTTPException(answer.status as ContentfulStatusCode, {

@@ -89,7 +89,7 @@ const koa: FrameworkIO<Context, Next, undefined, Promise<void> | undefined> = {
   respond({ answer }, ctx) {
     ctx.status = answer.status
     ctx.set(answer.headers)
-    ctx.body = JSON.stringify(answer.body)
+    ctx.body = answer.text
     // Setting a string body makes Koa pick text/html; the contract says JSON.
     ctx.type = answer.headers['content-type'] ?? 'application/json; charset=utf-8'
     return undefined

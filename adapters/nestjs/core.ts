@@ -100,14 +100,13 @@ export function createNestGuardCore(options: VootGuardModuleOptions): NestGuardC
 }
 
 /**
- * The contract's headers set on the platform's response (the platform writes the JSON
- * content type itself, Express and Fastify alike), and the body as an `HttpException`: a
- * guard can only throw, and Nest answers the exception with that body and status.
+ * The contract's headers set on the platform's response, and the body as an
+ * `HttpException`: a guard can only throw, and Nest answers the exception with that body
+ * and status (Express and Fastify alike keep a JSON content type set before).
  */
 function thrown({ error, answer }: Refusal, headers: Readonly<Record<string, string>>, response: unknown, http: HttpServer): HttpException {
-  for (const name in headers) {
-    if (name !== 'content-type') http.setHeader(response, name, headers[name] as string)
-  }
+  // The content type too: the platform keeps a JSON type already set (problem details).
+  for (const name in headers) http.setHeader(response, name, headers[name] as string)
   return new HttpException(answer.body, answer.status, { cause: error })
 }
 

@@ -7,7 +7,7 @@
  */
 import type { PredicateRequirement, Requirement, RequirementContext } from './requirements.js'
 import type { Membership } from '../types.js'
-import { evaluate, LookupFailure, Needs, UNKNOWN, type DecisionView } from './evaluate.js'
+import { evaluate, LookupFailure, Needs, UNKNOWN, type DecisionView, type EvaluationObserver } from './evaluate.js'
 import type { GroupsIndex } from './groups-index.js'
 import type { Decision } from './types.js'
 
@@ -25,14 +25,23 @@ export interface DecisionLookups {
 }
 
 /**
+ * Watches a cold decision for `resolver.explain`: every round's evaluation, part by part,
+ * and every answer each part reads (through the view it returns).
+ */
+export interface DecisionObserver extends EvaluationObserver {
+  /** The view the rules read in a round: `view` itself, or one that notes each read. */
+  watch(view: DecisionView): DecisionView
+}
+
+/**
  * Decides a requirement completely, fetching what it needs. Rejects (with the lookup's
  * error) when the outcome depends on an answer that failed: unknown is never turned into
- * allowed or denied.
+ * allowed or denied. An `observer` watches every round; the last one is the decision's.
  */
-export async function decide(requirement: Requirement, lookups: DecisionLookups): Promise<Decision> {
+export async function decide(requirement: Requirement, lookups: DecisionLookups, observer?: DecisionObserver): Promise<Decision> {
   const known = createKnownView(lookups)
   for (;;) {
-    const result = evaluate(requirement, known.view)
+    const result = observer === undefined ? evaluate(requirement, known.view) : evaluate(requirement, observer.watch(known.view), observer)
     if (result instanceof LookupFailure) throw result.error
     if (!(result instanceof Needs)) return result
     await known.fetch(result)

@@ -16,11 +16,11 @@
  *
  * @module
  */
-import { judgeMembership } from './membership.js'
+import { membershipReason } from './membership.js'
 import { describeRequirement, type PredicateRequirement, type Requirement } from './requirements.js'
 import type { Membership } from '../types.js'
 import { findListed, type GroupsIndex } from './groups-index.js'
-import type { Decision, DecisionReason } from './types.js'
+import type { Decision, DecisionReason, DenialReason } from './types.js'
 
 /**
  * Marks an answer that is not known yet (not cached, not fetched).
@@ -62,13 +62,32 @@ export class Needs {
 }
 
 /**
+ * Watches one evaluation, part by part, for `resolver.explain`: what each part of the
+ * requirement came to, in the order the rules judged them. Parts the rules did not need
+ * (an `anyOf` settled before them) are never entered.
+ */
+export interface EvaluationObserver {
+  /** The rules start on `requirement` (the root first, then its parts, depth first). */
+  enter(requirement: Requirement): void
+  /**
+   * The rules are done with `requirement`: its decision, the failure that leaves it
+   * unknown, or `undefined` while an answer it needs is missing. A part's decision that is
+   * the very object its parent decided (`===`) is the part that settled the parent.
+   */
+  leave(requirement: Requirement, verdict: Decision | LookupFailure | undefined): void
+}
+
+/**
  * Evaluates a requirement on a view: a {@link Decision} when the known answers settle it,
  * a {@link LookupFailure} when it is unknown because a lookup failed, or the {@link Needs}
- * it still has.
+ * it still has. An `observer` hears of every part the rules judge.
  */
-export function evaluate(requirement: Requirement, view: DecisionView): Decision | LookupFailure | Needs {
+export function evaluate(requirement: Requirement, view: DecisionView, observer?: EvaluationObserver): Decision | LookupFailure | Needs {
   needs = undefined
+  // Set by every evaluation, so one that threw leaves nothing behind for the next.
+  watching = observer
   const verdict = judge(requirement, view)
+  watching = undefined
   if (verdict !== PENDING) return verdict
   const missing = needs as Needs | undefined
   needs = undefined
@@ -81,12 +100,23 @@ type Verdict = Decision | LookupFailure | typeof PENDING
 // Evaluation is synchronous and never re-entered (views only read), so the needs of one
 // evaluation are gathered here, and an evaluation that decides allocates nothing.
 let needs: Needs | undefined
+// The observer of the evaluation under way, if any (never on the warm path).
+let watching: EvaluationObserver | undefined
 
 function need(): Needs {
   return (needs ??= new Needs())
 }
 
 function judge(requirement: Requirement, view: DecisionView): Verdict {
+  const observer = watching
+  if (observer === undefined) return rule(requirement, view)
+  observer.enter(requirement)
+  const verdict = rule(requirement, view)
+  observer.leave(requirement, verdict === PENDING ? undefined : verdict)
+  return verdict
+}
+
+function rule(requirement: Requirement, view: DecisionView): Verdict {
   switch (requirement.kind) {
     case 'group': {
       const list = view.list()
@@ -94,7 +124,7 @@ function judge(requirement: Requirement, view: DecisionView): Verdict {
       if (list instanceof LookupFailure) return list
       const { groupId, role } = requirement
       const listed = findListed(list, groupId)
-      if (listed !== undefined && judgeMembership(listed.membership, role, view.roles, view.now, listed) === 'ok') {
+      if (listed !== undefined && membershipReason(listed.membership, role, view.roles, view.now, listed) === 'ok') {
         return allowed(requirement, 'member', groupId)
       }
       const membership = view.membership(groupId)
@@ -105,7 +135,7 @@ function judge(requirement: Requirement, view: DecisionView): Verdict {
       }
       if (membership instanceof LookupFailure) return membership
       if (membership === null) return denied(requirement, 'not_member', groupId)
-      const verdict = judgeMembership(membership, role, view.roles, view.now, listed)
+      const verdict = membershipReason(membership, role, view.roles, view.now, listed)
       return verdict === 'ok' ? allowed(requirement, 'member', groupId) : denied(requirement, verdict, groupId)
     }
     case 'groupOfType': {
@@ -113,9 +143,16 @@ function judge(requirement: Requirement, view: DecisionView): Verdict {
       if (list === UNKNOWN) return needList()
       if (list instanceof LookupFailure) return list
       const { groupType, role } = requirement
-      return list.list.some((g) => g.type === groupType && judgeMembership(g.membership, role, view.roles, view.now, g) === 'ok')
-        ? allowed(requirement, 'member')
-        : denied(requirement, 'no_group_of_type')
+      // `me/groups` alone decides here (it may be partial: see groupOfType()); with no
+      // group of the type listed, the user is not a member of one as far as it shows.
+      let reason: DenialReason = 'not_member'
+      for (const g of list.list) {
+        if (g.type !== groupType) continue
+        const verdict = membershipReason(g.membership, role, view.roles, view.now, g)
+        if (verdict === 'ok') return allowed(requirement, 'member')
+        reason = closer(reason, verdict)
+      }
+      return denied(requirement, reason)
     }
     case 'authenticated': {
       // A `me/groups` answer proves a valid personal token with the groups scope.
@@ -130,30 +167,63 @@ function judge(requirement: Requirement, view: DecisionView): Verdict {
         return PENDING
       }
       if (result instanceof LookupFailure) return result
-      return result ? allowed(requirement, 'predicate') : denied(requirement, 'predicate_false')
+      return result ? allowed(requirement, 'predicate') : denied(requirement, 'predicate')
     }
-    case 'anyOf':
-      return combine(requirement.requirements, view, true) ?? denied(requirement, 'no_alternative')
-    case 'allOf':
-      return combine(requirement.requirements, view, false) ?? allowed(requirement, 'member')
+    case 'anyOf': {
+      const verdict = combine(requirement.requirements, view, true)
+      // Every alternative was denied: the reason is the one closest to being met.
+      return verdict instanceof EveryPart ? denied(requirement, verdict.closest ?? 'not_member') : verdict
+    }
+    case 'allOf': {
+      const verdict = combine(requirement.requirements, view, false)
+      return verdict instanceof EveryPart ? allowed(requirement, 'member') : verdict
+    }
   }
 }
 
 /**
+ * How close a denial is to being met, closest first: a membership with a lower role, one
+ * not yet or no longer valid, an inactive one, a predicate, no membership at all. Of the
+ * parts of a requirement that were all denied, the decision names the closest.
+ */
+const CLOSENESS: readonly DenialReason[] = ['role_too_low', 'not_yet_valid', 'expired', 'inactive', 'predicate', 'not_member']
+
+function closer(a: DenialReason, b: DenialReason): DenialReason {
+  return CLOSENESS.indexOf(b) < CLOSENESS.indexOf(a) ? b : a
+}
+
+/**
+ * No part settled an `anyOf` or `allOf`: every part came out the other way. For an `anyOf`,
+ * `closest` is the denial closest to being met.
+ */
+class EveryPart {
+  constructor(readonly closest: DenialReason | undefined) {}
+}
+
+// One per reason, made once: combining allocates nothing.
+const EVERY_PART = new Map<DenialReason | undefined, EveryPart>(
+  [undefined, ...CLOSENESS].map((closest) => [closest, new EveryPart(closest)] as const),
+)
+
+/**
  * The parts of an `anyOf` (settled by the first part allowed) or an `allOf` (by the first
  * part denied): that part's decision; else PENDING while a part could still settle it;
- * else the first failure (unknown); else `undefined`: every part came out the other way.
+ * else the first failure (unknown); else {@link EveryPart}: every part came out the other way.
  */
-function combine(parts: readonly Requirement[], view: DecisionView, settledBy: boolean): Verdict | undefined {
+function combine(parts: readonly Requirement[], view: DecisionView, settledBy: boolean): Verdict | EveryPart {
   let pending = false
   let failure: LookupFailure | undefined
+  let reason: DenialReason | undefined
   for (const inner of parts) {
     const verdict = judge(inner, view)
     if (verdict === PENDING) pending = true
     else if (verdict instanceof LookupFailure) failure ??= verdict
     else if (verdict.allowed === settledBy) return verdict
+    else if (settledBy) reason = reason === undefined ? (verdict.reason as DenialReason) : closer(reason, verdict.reason as DenialReason)
   }
-  return pending ? PENDING : failure
+  if (pending) return PENDING
+  if (failure !== undefined) return failure
+  return EVERY_PART.get(reason) as EveryPart
 }
 
 function needList(): typeof PENDING {
@@ -188,7 +258,7 @@ function allowed(requirement: Requirement, reason: DecisionReason, groupId?: str
   return decision
 }
 
-function denied(requirement: Requirement, reason: DecisionReason, groupId?: string): Decision {
+function denied(requirement: Requirement, reason: DenialReason, groupId?: string): Decision {
   return Object.freeze(
     groupId === undefined
       ? { allowed: false, reason, requirement: describe(requirement) }

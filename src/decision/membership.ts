@@ -4,6 +4,7 @@
  * @module
  */
 import type { Group, Membership } from '../types.js'
+import type { DenialReason } from './types.js'
 
 /**
  * The default role order, ascending: a higher role satisfies a lower one. Dataporten sends
@@ -39,11 +40,27 @@ export type MembershipVerdict = 'ok' | 'inactive' | 'insufficient_role'
  * ```
  */
 export function isActiveAt(dated: Membership | Group, now: number): boolean {
-  if (dated.active === false) return false
-  if (dated.notBefore === undefined && dated.notAfter === undefined) return true
+  return activityAt(dated, now) === 'active'
+}
+
+/**
+ * What {@link activityAt} finds: active, or why not.
+ */
+export type Activity = 'active' | 'inactive' | 'not_yet_valid' | 'expired'
+
+/**
+ * Whether a dated object is active at `now`, and if not, why: `inactive` (`active: false`,
+ * or a date that cannot be read), `not_yet_valid` (before `notBefore`) or `expired` (at or
+ * after `notAfter`).
+ */
+export function activityAt(dated: Membership | Group, now: number): Activity {
+  if (dated.active === false) return 'inactive'
+  if (dated.notBefore === undefined && dated.notAfter === undefined) return 'active'
   const { from, until } = validityOf(dated)
-  // NaN (an unparsable date) fails both comparisons: inactive.
-  return now >= from && now < until
+  // NaN (an unparsable date) fails every comparison: inactive.
+  if (now >= from && now < until) return 'active'
+  if (now < from) return 'not_yet_valid'
+  return now >= until ? 'expired' : 'inactive'
 }
 
 interface Validity {
@@ -91,11 +108,34 @@ export function judgeMembership(
   now: number,
   group?: Group,
 ): MembershipVerdict {
-  if (!isActiveAt(membership, now)) return 'inactive'
-  if (group !== undefined && !isActiveAt(group, now)) return 'inactive'
+  const reason = membershipReason(membership, role, roles, now, group)
+  if (reason === 'ok') return 'ok'
+  return reason === 'role_too_low' ? 'insufficient_role' : 'inactive'
+}
+
+/**
+ * {@link judgeMembership} with the reason of a refusal in the decision's words: `ok`, or the
+ * {@link DenialReason} (`inactive`, `not_yet_valid`, `expired`, `role_too_low`). The
+ * membership's own activity is judged first, then its group's, then the role.
+ */
+// The same parameters as judgeMembership, whose rule this is.
+// eslint-disable-next-line max-params
+export function membershipReason(
+  membership: Membership,
+  role: string | undefined,
+  roles: readonly string[],
+  now: number,
+  group?: Group,
+): 'ok' | Exclude<DenialReason, 'not_member' | 'predicate'> {
+  const own = activityAt(membership, now)
+  if (own !== 'active') return own
+  if (group !== undefined) {
+    const its = activityAt(group, now)
+    if (its !== 'active') return its
+  }
   const held = typeof membership.basic === 'string' ? roles.indexOf(membership.basic) : -1
   // "Any role" is the lowest known role. A required role missing from `roles` is a
   // configuration error caught at declaration; should one slip through, it grants nothing.
   const needed = role === undefined ? 0 : roles.indexOf(role)
-  return needed >= 0 && held >= needed ? 'ok' : 'insufficient_role'
+  return needed >= 0 && held >= needed ? 'ok' : 'role_too_low'
 }

@@ -6,32 +6,58 @@
  */
 
 /**
- * Why a decision came out as it did.
+ * Why a requirement was not met: the code a denial carries on the {@link Decision}, the
+ * `ForbiddenError`, the `voot-guard:authorize` context and the OpenTelemetry attribute
+ * `voot_guard.reason`. It names what the user lacks in one word, never a group of theirs.
+ *
+ * For a requirement of several parts the reason is the one closest to being met, in this
+ * order: `role_too_low`, `not_yet_valid`, `expired`, `inactive`, `predicate`, `not_member`.
  *
  * @example
  * ```ts
- * if (decision.reason === 'insufficient_role') console.info('member, but not admin')
+ * if (!decision.allowed && decision.reason === 'role_too_low') console.info('member, but not admin')
  * ```
  */
-export type DecisionReason =
-  /** Allowed: an active membership with a sufficient role. */
-  | 'member'
-  /** Allowed: a valid personal token (the `authenticated()` requirement). */
-  | 'authenticated'
-  /** Allowed: a `where` predicate returned true. */
-  | 'predicate'
-  /** Denied: `me/groups/{id}` answered 404. */
+export type DenialReason =
+  /** No membership: `me/groups/{id}` answered 404, or no group of the required type is listed. */
   | 'not_member'
-  /** Denied: the membership is inactive, not yet valid, or expired. */
+  /** A membership whose role is below the required one, or not a role the resolver knows. */
+  | 'role_too_low'
+  /** A membership (or its group) marked `active: false`, or with a date that cannot be read. */
   | 'inactive'
-  /** Denied: the membership's role is below the required one, or not a role the resolver knows. */
-  | 'insufficient_role'
-  /** Denied: no active membership in a group of the required type. */
-  | 'no_group_of_type'
-  /** Denied: a `where` predicate did not return true. */
-  | 'predicate_false'
-  /** Denied: no alternative of an `anyOf` was met. */
-  | 'no_alternative'
+  /** A membership (or its group) whose `notBefore` is still ahead. */
+  | 'not_yet_valid'
+  /** A membership (or its group) whose `notAfter` has passed. */
+  | 'expired'
+  /** A `where` predicate did not return true. */
+  | 'predicate'
+
+/**
+ * Why a requirement was met.
+ *
+ * @example
+ * ```ts
+ * const reason: AllowedReason = 'member'
+ * ```
+ */
+export type AllowedReason =
+  /** An active membership with a sufficient role. */
+  | 'member'
+  /** A valid personal token (the `authenticated()` requirement). */
+  | 'authenticated'
+  /** A `where` predicate returned true. */
+  | 'predicate'
+
+/**
+ * Why a decision came out as it did: an {@link AllowedReason} when allowed, a
+ * {@link DenialReason} when denied (`predicate` is both: the predicate settled it).
+ *
+ * @example
+ * ```ts
+ * if (decision.reason === 'role_too_low') console.info('member, but not admin')
+ * ```
+ */
+export type DecisionReason = AllowedReason | DenialReason
 
 /**
  * The outcome of a check. A decision is only ever allowed or denied: when the answer is
@@ -48,7 +74,7 @@ export type DecisionReason =
 export interface Decision {
   /** Whether the requirement is met. */
   readonly allowed: boolean
-  /** Why. */
+  /** Why: an {@link AllowedReason} when allowed, a {@link DenialReason} when denied. */
   readonly reason: DecisionReason
   /** Description of the requirement the decision rests on (for a denial, the one that failed). */
   readonly requirement: string

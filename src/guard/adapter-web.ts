@@ -77,7 +77,7 @@ export function authorizationOfHeaders(headers: HeaderReader): string | readonly
  * ```
  */
 export function answerResponse(answer: HttpErrorAnswer): Response {
-  return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers })
+  return new Response(answer.text, { status: answer.status, headers: answer.headers })
 }
 
 /**
@@ -101,7 +101,7 @@ export type HttpError = VootError & {
 
 /**
  * Gives a contract error (one that `core.answer` answered) its `toResponse()`. The error
- * is the fresh one `core.authorize` rejected with, so adding to it touches no shared object.
+ * is the fresh one `core.authorizeNow` rejected with, so adding to it touches no shared object.
  *
  * @example
  * ```ts

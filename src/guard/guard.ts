@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Decision } from '../decision/types.js'
+import type { Decision, DenialReason } from '../decision/types.js'
+import { requiredText } from '../decision/required-text.js'
 import { ForbiddenError, InvalidArgumentError, InvalidOptionError, TokenMalformedError, TokenMissingError } from '../errors.js'
 import { createHttpErrorRenderer, type HttpErrorAnswer } from './http-error.js'
 import {
@@ -44,6 +45,14 @@ export interface GuardOptions extends MembershipResolverOptions {
    * The errors carry `status`, `headers` and `expose` either way.
    */
   errorHandling?: 'respond' | 'delegate'
+  /**
+   * What a 403 `forbidden` answer says. `'named'` (default) names the requirement that was
+   * not met ("This resource requires the role admin or higher in the group
+   * fc:org:example.org"), never what the user has; `'generic'` says only "The group
+   * requirement of this resource is not met", for applications that do not reveal their
+   * policy. The `ForbiddenError` carries the decision's `reason` either way.
+   */
+  denials?: 'named' | 'generic'
 }
 
 /**
@@ -76,10 +85,10 @@ export interface GuardCore {
    */
   authorizeNow(credentials: Credentials, requirement: Requirement): VootContext | Promise<VootContext>
   /**
-   * The contract's answer for an error `authorizeNow` rejected with, or `undefined` for an
-   * error outside the HTTP contract (a bug, for the framework's error handling to turn into
-   * 500). `accept` is the request's `Accept` header, which may ask for another form of the
-   * same answer.
+   * The answer for an error `authorizeNow` rejected with, or `undefined` for an error outside
+   * the HTTP contract (a bug, for the framework's error handling to turn into 500). `accept`
+   * is the request's `Accept` header: RFC 9457 problem details when it names
+   * `application/problem+json`, the contract's JSON otherwise.
    */
   answer(error: unknown, accept?: string | null): HttpErrorAnswer | undefined
 }
@@ -122,7 +131,7 @@ export function createGuardCore(options: GuardOptions): GuardCore {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
   }
-  const { resolver: given, realm: realmOption, retryAfter: retryOption, errorHandling, ...resolverOptions } = options
+  const { resolver: given, realm: realmOption, retryAfter: retryOption, errorHandling, denials, ...resolverOptions } = options
   const realm = realmOption ?? 'voot-guard'
   if (typeof realm !== 'string' || realm.length === 0 || realm.length > 256 || CONTROL.test(realm)) {
     throw new InvalidOptionError('realm', 'must be a non-empty string of at most 256 characters without control characters')
@@ -134,6 +143,10 @@ export function createGuardCore(options: GuardOptions): GuardCore {
   if (errorHandling !== undefined && errorHandling !== 'respond' && errorHandling !== 'delegate') {
     throw new InvalidOptionError('errorHandling', "must be 'respond' or 'delegate'")
   }
+  if (denials !== undefined && denials !== 'named' && denials !== 'generic') {
+    throw new InvalidOptionError('denials', "must be 'named' or 'generic'")
+  }
+  const named = denials !== 'generic'
   let resolver: MembershipResolver
   if (given !== undefined) {
     if (typeof given !== 'object' || given === null || typeof given.check !== 'function') {
@@ -177,8 +190,10 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     throw renderer.toHttpError(error) ?? error
   }
 
-  function refusal(): unknown {
-    const forbidden = new ForbiddenError()
+  /** The refusal of a denied decision: the requirement named (unless `denials: 'generic'`), the reason carried. */
+  function refusal(requirement: Requirement, decision: Decision): unknown {
+    const reason = decision.reason as DenialReason
+    const forbidden = named ? new ForbiddenError(requiredText(requirement), { reason }) : new ForbiddenError(undefined, { reason })
     return renderer.toHttpError(forbidden) ?? forbidden
   }
 
@@ -203,11 +218,11 @@ export function createGuardCore(options: GuardOptions): GuardCore {
         : resolver.checkNow(token, requirement, options)
     if (decided instanceof Promise) {
       return decided.then((decision) => {
-        if (!decision.allowed) throw refusal()
+        if (!decision.allowed) throw refusal(requirement, decision)
         return contextFor(token, options, decision)
       }, fail)
     }
-    return decided.allowed ? contextFor(token, options, decided) : Promise.reject(refusal())
+    return decided.allowed ? contextFor(token, options, decided) : Promise.reject(refusal(requirement, decided))
   }
 
   return {
@@ -225,7 +240,7 @@ export function createGuardCore(options: GuardOptions): GuardCore {
       return prepare(mode === 'any' ? anyOf(...parts) : allOf(...parts))
     },
     authorizeNow,
-    answer: (error) => renderer.answer(error),
+    answer: (error, accept) => renderer.answer(error, accept),
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The HTTP contract of the adapters (docs/http-contract.md): which status, which
- * `WWW-Authenticate` challenge, which JSON body each error becomes. Adapters only copy
- * these onto their framework's response.
+ * `WWW-Authenticate` challenge, which JSON body each error becomes, and, for a client whose
+ * `Accept` names `application/problem+json`, the same answer as RFC 9457 problem details.
+ * Adapters only copy these onto their framework's response.
  *
  * @module
  */
@@ -40,18 +41,50 @@ export interface HttpErrorBody {
 }
 
 /**
- * A complete error answer: status, headers and body, ready to be written.
+ * An RFC 9457 problem details document, answered to a client whose `Accept` names
+ * `application/problem+json`. It keeps the contract's `error` code and `error_description`
+ * as extension members, so a client that reads either form understands both.
  *
  * @example
  * ```ts
- * const answer = renderer.answer(err)
- * res.status(answer.status).set(answer.headers).json(answer.body)
+ * const problem: ProblemDetails = {
+ *   type: 'https://github.com/voot-guard/voot-guard/blob/main/docs/http-contract.md#forbidden',
+ *   title: 'Group requirement not met',
+ *   status: 403,
+ *   detail: 'This resource requires membership in the group fc:adhoc:1',
+ *   error: 'forbidden',
+ *   error_description: 'This resource requires membership in the group fc:adhoc:1',
+ * }
+ * ```
+ */
+export interface ProblemDetails extends HttpErrorBody {
+  /** A URI naming the problem: the section of docs/http-contract.md about this `error`. */
+  readonly type: string
+  /** A short summary of the problem type, the same for every occurrence. */
+  readonly title: string
+  /** The HTTP status. */
+  readonly status: number
+  /** This occurrence in words: the same text as `error_description`. */
+  readonly detail: string
+}
+
+/**
+ * A complete error answer: status, headers (`content-type` included) and body, ready to be
+ * written. `text` is the body as it goes on the wire; write it verbatim.
+ *
+ * @example
+ * ```ts
+ * const answer = renderer.answer(err, req.headers.accept)
+ * res.status(answer.status).set(answer.headers).send(answer.text)
  * ```
  */
 export interface HttpErrorAnswer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: HttpErrorBody
+  /** The body as an object: the contract's JSON body, or problem details (which extend it). */
+  readonly body: HttpErrorBody | ProblemDetails
+  /** The body serialized, as the `content-type` header says. */
+  readonly text: string
 }
 
 /**
@@ -71,9 +104,12 @@ export interface HttpErrorRenderer {
   toHttpError(error: unknown): VootError | undefined
   /**
    * The complete answer for an error returned by {@link HttpErrorRenderer.toHttpError};
-   * `undefined` for any error outside the contract.
+   * `undefined` for any error outside the contract. `accept` is the request's `Accept`
+   * header: problem details when it names `application/problem+json` (at a quality not
+   * below `application/json`'s), the contract's JSON otherwise (no header, `*\/*`,
+   * `application/json`).
    */
-  answer(error: unknown): HttpErrorAnswer | undefined
+  answer(error: unknown, accept?: string | null): HttpErrorAnswer | undefined
 }
 
 /**
@@ -102,6 +138,56 @@ export interface HttpErrorRendererOptions {
  */
 export function quoteHeaderValue(value: string): string {
   return `"${value.replace(/[\\"]/g, '\\$&')}"`
+}
+
+/** Where each `error` is explained: a section of docs/http-contract.md, by its heading. */
+const PROBLEM_TYPE_BASE = 'https://github.com/voot-guard/voot-guard/blob/main/docs/http-contract.md#'
+
+const PROBLEM_TITLE: Readonly<Record<HttpErrorCode, string>> = {
+  unauthorized: 'Authentication required',
+  invalid_request: 'Malformed bearer token',
+  invalid_token: 'Invalid or expired access token',
+  insufficient_scope: 'Not a personal token with the groups scope',
+  forbidden: 'Group requirement not met',
+  temporarily_unavailable: 'Group service temporarily unavailable',
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const PROBLEM_TYPE = 'application/problem+json'
+const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8'
+
+/**
+ * Whether an `Accept` header value asks for problem details: it names
+ * `application/problem+json` with a quality above 0 and not below that of an
+ * `application/json` it also names. Wildcards (`*\/*`, `application/*`) do not count: a
+ * client that did not name the type gets the contract's JSON, as before.
+ *
+ * @example
+ * ```ts
+ * prefersProblemDetails('application/problem+json')                       // true
+ * prefersProblemDetails('application/json, application/problem+json;q=0.5') // false
+ * prefersProblemDetails('*\/*')                                            // false
+ * ```
+ */
+export function prefersProblemDetails(accept: string | null | undefined): boolean {
+  // The usual request does not mention it: one search and done.
+  if (typeof accept !== 'string' || !accept.toLowerCase().includes('application/problem+json')) return false
+  let problem = 0
+  let json = 0
+  for (const range of accept.split(',')) {
+    const [name = '', ...params] = range.split(';')
+    const type = name.trim().toLowerCase()
+    if (type !== PROBLEM_TYPE && type !== 'application/json') continue
+    let quality = 1
+    for (const param of params) {
+      const [key = '', value = ''] = param.split('=')
+      // An unreadable quality counts as 0: not asked for.
+      if (key.trim().toLowerCase() === 'q') quality = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.test(value.trim()) ? Number(value.trim()) : 0
+    }
+    if (type === PROBLEM_TYPE) problem = Math.max(problem, quality)
+    else json = Math.max(json, quality)
+  }
+  return problem > 0 && problem >= json
 }
 
 const BODY_ERROR: Partial<Record<string, HttpErrorCode>> = {
@@ -158,16 +244,28 @@ export function createHttpErrorRenderer(options: HttpErrorRendererOptions): Http
       return undefined
     },
 
-    answer(error) {
+    answer(error, accept) {
       if (!(error instanceof VootError)) return undefined
       const code = error instanceof UpstreamError ? 'temporarily_unavailable' : BODY_ERROR[error.code]
       if (code === undefined) return undefined
       const description =
         code === 'temporarily_unavailable' ? 'The group service is temporarily unavailable; try again later' : error.message
+      const problem = prefersProblemDetails(accept)
+      const body: HttpErrorBody | ProblemDetails = problem
+        ? {
+            type: PROBLEM_TYPE_BASE + code,
+            title: PROBLEM_TITLE[code],
+            status: error.status,
+            detail: description,
+            error: code,
+            error_description: description,
+          }
+        : { error: code, error_description: description }
       return {
         status: error.status,
-        headers: { ...error.headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
-        body: { error: code, error_description: description },
+        headers: { ...error.headers, 'content-type': problem ? PROBLEM_CONTENT_TYPE : JSON_TYPE, 'cache-control': 'no-store' },
+        body,
+        text: JSON.stringify(body),
       }
     },
   }

@@ -9,7 +9,7 @@
  * @module
  */
 import { createGroupsClient, type GroupsClient } from '../client/groups-client.js'
-import { decide } from '../decision/decide.js'
+import { decide, type DecisionObserver } from '../decision/decide.js'
 import type { Decision } from '../decision/types.js'
 import { InvalidArgumentError, InvalidTokenError, UpstreamError, type UpstreamErrorCode } from '../errors.js'
 import { assertGroupId } from '../group-id.js'
@@ -17,6 +17,7 @@ import { isRequirement, rolesOf, type Requirement } from '../decision/requiremen
 import type { GroupWithMembership } from '../types.js'
 import { createAnswerStore } from './store/answer-store.js'
 import { createDecisionLookups } from './decision-lookups.js'
+import { createExplainer } from './explain.js'
 import { createLookups, type ResolveOptions } from './lookups.js'
 import { createMisconfigurationNotice, misconfigurationHint } from './misconfiguration.js'
 import { resolveResolverOptions, type MembershipResolverOptions } from './options.js'
@@ -115,17 +116,24 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
    * digest of the token, computed by the caller and reused by the cold path. Hits are
    * counted by {@link used}, once the caller keeps the decision.
    */
+  // eslint-disable-next-line max-params -- the warm path's inputs, and explain's observer
   function warmDecision(
     digest: string,
     requirement: Requirement,
     at: number,
     callOptions: ResolveOptions | undefined,
+    observer?: DecisionObserver,
   ): Decision | undefined {
     const expiresAt = callOptions?.tokenExpiresAt
     // Written as `!(a < b)` so that a NaN expiry counts as expired: the cold path refuses it.
     if (expiresAt !== undefined && !(at < expiresAt)) return undefined
-    return warm.decide(digest, requirement, at)
+    return warm.decide(digest, requirement, at, observer)
   }
+
+  // `explain` decides as `check` does: from fresh cached answers when they settle it, else cold.
+  const explainFor = createExplainer(client, roles, lookup, (forToken, requirement, observer) =>
+    warmDecision(forToken.digest, requirement, forToken.at, forToken.options, observer),
+  )
 
   /** Records a warm decision that is given out: its trace and its cache hits. */
   function used(requirement: Requirement, decision: Decision): Decision {
@@ -194,6 +202,12 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
       return invalid === undefined ? checkValid(token, requirement, callOptions) : Promise.reject(invalid)
     },
 
+    explain(token, requirement, callOptions) {
+      const invalid = invalidCheck(token, requirement)
+      if (invalid !== undefined) return Promise.reject(invalid)
+      return explainFor({ token, digest: store.digest(token), options: callOptions, at: now() }, requirement)
+    },
+
     async invalidate(token) {
       if (token === undefined) {
         dropAll()
@@ -259,6 +273,15 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
 
 export type { CacheOptions, MembershipResolverOptions, ResolverLogger } from './options.js'
 export type { ResolveOptions } from './lookups.js'
+export type {
+  ExplainedAnswer,
+  ExplainedBranch,
+  ExplainedLeaf,
+  ExplainedMembership,
+  ExplainedNode,
+  ExplainedPart,
+  Explanation,
+} from './explain.js'
 export type { MembershipResolver, ResolverHealth, ResolverStats } from './types.js'
 export type { ResolverEvent } from './telemetry.js'
 export { MISCONFIGURED_WARNING } from './misconfiguration.js'

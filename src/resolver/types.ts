@@ -10,6 +10,7 @@ import type { Decision } from '../decision/types.js'
 import type { UpstreamErrorCode } from '../errors.js'
 import type { Requirement } from '../decision/requirements.js'
 import type { GroupWithMembership, Membership } from '../types.js'
+import type { Explanation } from './explain.js'
 import type { ResolveOptions } from './lookups.js'
 
 /**
@@ -100,6 +101,22 @@ export interface MembershipResolver {
    * `createMembershipResolver` may lack it.
    */
   checkNow?(token: string, requirement: Requirement, options?: ResolveOptions): Decision | Promise<Decision>
+  /**
+   * {@link MembershipResolver.check} with the tree of how the decision came about: each
+   * part of the requirement, what it came to, the answers it read (cached or fetched; the
+   * role, activity and dates of each membership) and `settled: true` on the parts the
+   * decision rests on. Decided by the same rules, through the same cache, as `check`;
+   * rejects as `check` does when the answer is unknown.
+   *
+   * The tree holds the user's own memberships: show it to the person who holds the token
+   * (as `voot-guard check --explain` does), never in a response, a log line or telemetry.
+   *
+   * @example
+   * ```ts
+   * const { decision, tree } = await resolver.explain(token, group('fc:org:example.org', 'admin'))
+   * ```
+   */
+  explain(token: string, requirement: Requirement, options?: ResolveOptions): Promise<Explanation>
   /**
    * Drops one token's cached answers, or every answer when called without a token. With a
    * shared tier, the promise settles once the tier dropped them and told the other

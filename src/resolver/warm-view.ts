@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { DecisionObserver } from '../decision/decide.js'
 import { evaluate, LookupFailure, Needs, UNKNOWN, type DecisionView } from '../decision/evaluate.js'
 import type { GroupsIndex } from '../decision/groups-index.js'
 import type { Decision } from '../decision/types.js'
@@ -21,8 +22,11 @@ const MEMBERSHIP: Place = Object.freeze({ endpoint: 'me/groups/{groupid}' })
  * Evaluates requirements on cached answers for one resolver.
  */
 export interface WarmView {
-  /** The decision fresh cached answers give, or `undefined` when they cannot settle it. */
-  decide(digest: string, requirement: Requirement, at: number): Decision | undefined
+  /**
+   * The decision fresh cached answers give, or `undefined` when they cannot settle it. An
+   * `observer` (`resolver.explain`'s) watches the evaluation.
+   */
+  decide(digest: string, requirement: Requirement, at: number, observer?: DecisionObserver): Decision | undefined
   /** Counts the answers the last `decide` read as cache hits (call it when that decision is used). */
   recordHits(): void
 }
@@ -55,14 +59,14 @@ export function createWarmView(store: AnswerStore, telemetry: Telemetry, roles: 
   }
 
   return {
-    decide(tokenDigest, requirement, now) {
+    decide(tokenDigest, requirement, now, observer) {
       digest = tokenDigest
       at = now
       view.now = now
       list = undefined
       // Set only when needed: a length store costs a call into the runtime even at 0.
       if (memberships.length !== 0) memberships.length = 0
-      const result = evaluate(requirement, view)
+      const result = observer === undefined ? evaluate(requirement, view) : evaluate(requirement, observer.watch(view), observer)
       return result instanceof Needs || result instanceof LookupFailure ? undefined : result
     },
     recordHits() {

@@ -70,7 +70,7 @@ describe('voot-guard check', () => {
     const result = await check(emulator.issueToken('bob'), '--group', ORG_ID, '--role', 'admin')
     expect(result).toMatchObject({ code: 1, stderr: '' })
     expect(result.stdout).toMatch(/^DENIED\n/)
-    expect(result.stdout).toMatch(/reason\s+insufficient_role/)
+    expect(result.stdout).toMatch(/reason\s+role_too_low/)
   })
 
   it('exits 1 with not_member when the group service answers 404', async () => {
@@ -189,6 +189,52 @@ describe('voot-guard check', () => {
     expect(badUrl.code).toBe(2)
     expect(badUrl.stderr).toMatch(/^voot-guard check: --base-url: /)
     expect(emulator.count()).toBe(0)
+  })
+})
+
+describe('voot-guard check --explain', () => {
+  it('shows the tree for an allowed token, exit 0', async () => {
+    const result = await check(emulator.issueToken('alice'), '--group', ORG_ID, '--role', 'admin', '--explain')
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    expect(result.stdout).toMatch(/^ALLOWED\n/)
+    expect(result.stdout).toContain('How it was decided')
+    expect(result.stdout).toContain(`  group ${ORG_ID} (role admin or higher): allowed, member  <- settled\n`)
+    expect(result.stdout).toContain(`    me/groups (fetched, upstream): ${ORG_ID} listed, role admin, active\n`)
+  })
+
+  it('shows the tree for a denied token, exit 1, with the answer that denied it', async () => {
+    const result = await check(emulator.issueToken('bob'), '--group', ORG_ID, '--role', 'admin', '--explain')
+    expect(result).toMatchObject({ code: 1, stderr: '' })
+    expect(result.stdout).toMatch(/^DENIED\n/)
+    expect(result.stdout).toMatch(/reason\s+role_too_low: a member, but the role is below the required one/)
+    expect(result.stdout).toContain(`  group ${ORG_ID} (role admin or higher): denied, role_too_low  <- settled\n`)
+    expect(result.stdout).toContain(`    me/groups/${ORG_ID} (fetched, upstream): role member, active\n`)
+  })
+
+  it('shows dates, a 404, and the tree as JSON', async () => {
+    const dave = await check(emulator.issueToken('dave'), '--group', 'fc:fs:fs:emne:example.org:INF1000:1', '--explain')
+    expect(dave.code).toBe(1)
+    expect(dave.stdout).toContain('role member, expired, until 2020-06-30T22:00:00Z')
+    const erin = await check(emulator.issueToken('erin'), '--group', ORG_ID, '--explain')
+    expect(erin.code).toBe(1)
+    expect(erin.stdout).toContain(`me/groups (fetched, upstream): ${ORG_ID} not listed`)
+    expect(erin.stdout).toContain(`me/groups/${ORG_ID} (fetched, upstream): not a member (404)`)
+    const json = await check(emulator.issueToken('bob'), '--group', ORG_ID, '--role', 'admin', '--explain', '--json')
+    expect(json.code).toBe(1)
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      outcome: 'denied',
+      reason: 'role_too_low',
+      tree: { kind: 'group', outcome: 'denied', settled: true, answers: [{ endpoint: 'me/groups' }, { endpoint: 'me/groups/{groupid}' }] },
+    })
+  })
+
+  it('exits 2 when the group service fails, as check does', async () => {
+    const token = emulator.issueToken('alice')
+    emulator.faults.add({ kind: 'status', status: 500 }, { token })
+    const result = await check(token, '--group', ORG_ID, '--explain')
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toMatch(/unknown: neither allowed nor denied/)
   })
 })
 
@@ -329,7 +375,11 @@ describe('help and unknown commands', () => {
     expect(top.stdout).toMatch(/^Usage: voot-guard <command>/)
     for (const command of ['emulator', 'groups', 'check']) {
       expect(top.stdout).toContain(`  ${command} `)
-      for (const argv of [[command, '--help'], [command, '-h'], ['help', command]]) {
+      for (const argv of [
+        [command, '--help'],
+        [command, '-h'],
+        ['help', command],
+      ]) {
         const result = await run(argv)
         expect(result.code).toBe(0)
         expect(result.stdout).toMatch(new RegExp(`^Usage: voot-guard ${command}`))

@@ -36,7 +36,7 @@ async function coldThenWarm(token: string, requirement: Requirement) {
   return { cold, warm }
 }
 
-describe('group-level validity fails closed, as a membership\'s does', () => {
+describe("group-level validity fails closed, as a membership's does", () => {
   it.each([
     ['a numeric notAfter', { notAfter: 1577836800000 }],
     ['an unparsable notBefore', { notBefore: 'next week' }],
@@ -120,7 +120,7 @@ describe('roles: "any role" means any role in `roles`', () => {
       serve({ n: {}, e: { active: true } }, listed)
       for (const requirement of [group('n'), group('e'), group('n', 'member')]) {
         const { cold, warm } = await coldThenWarm('t', requirement)
-        expect(cold).toMatchObject({ allowed: false, reason: 'insufficient_role' })
+        expect(cold).toMatchObject({ allowed: false, reason: 'role_too_low' })
         expect(warm).toBeUndefined()
       }
     })

@@ -6,20 +6,41 @@
  * resolver answers warm, cold, coalesced, stale and failing lookups from the emulator. Every
  * string of the user's own groups (ids and names) carries one random marker; the required
  * groups (configuration, which may appear) do not.
+ *
+ * Denials (issue #32) are walked too: every reason code on the authorize context, the
+ * guard's refusal (the `ForbiddenError`, its JSON and problem-details answers, named and
+ * generic), `resolver.explain`'s lookups, and the spans and metrics of `voot-guard/otel`.
  */
 import { randomBytes } from 'node:crypto'
 import { tracingChannel, type TracingChannelSubscribers } from 'node:diagnostics_channel'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { warmAllowed } from '../support/warm-check.js'
-import { anyOf, createMembershipResolver, group, groupOfType, where, type MembershipResolver } from '../../src/index.js'
+import { instrumentVootGuard } from 'voot-guard/otel'
+import { createGuardCore } from '../../src/adapter-kit.js'
+import {
+  allOf,
+  anyOf,
+  createMembershipResolver,
+  ForbiddenError,
+  group,
+  groupOfType,
+  where,
+  type MembershipResolver,
+  type Requirement,
+} from '../../src/index.js'
 import { CHANNELS } from '../../src/tracing-channels.js'
 import { defaultData, ORG_ID, startEmulator, type Emulator, type EmulatorData } from '../../testing/index.js'
+import { startOtelHarness } from '../support/otel-harness.js'
 
 const MARKER = `private${randomBytes(8).toString('hex')}`
 const OWN_TYPE = 'voot:ad-hoc'
 const OWN_GROUPS = [`fc:adhoc:${MARKER}-a`, `fc:adhoc:${MARKER}-b`, `fc:fs:fs:emne:example.org:${MARKER}:1`]
 /** Required by a test but not held by the user: `me/groups/{id}` answers 404. */
 const ELSEWHERE = 'fc:adhoc:configured-elsewhere'
+/** Required by tests, held by the user with a membership that starts later, ended, or is off. */
+const LATER = 'fc:adhoc:configured-later'
+const ENDED = 'fc:adhoc:configured-ended'
+const OFF = 'fc:adhoc:configured-off'
 const USER = `user-${MARKER}`
 
 const data: EmulatorData = {
@@ -28,6 +49,7 @@ const data: EmulatorData = {
     ...structuredClone(defaultData.groups),
     ...OWN_GROUPS.map((id) => ({ id, displayName: `Group ${id}`, description: `About ${id}`, type: OWN_TYPE })),
     { id: ELSEWHERE, displayName: 'Elsewhere', type: OWN_TYPE },
+    ...[LATER, ENDED, OFF].map((id) => ({ id, displayName: id, type: OWN_TYPE })),
   ],
   users: [
     ...structuredClone(defaultData.users),
@@ -37,6 +59,9 @@ const data: EmulatorData = {
       memberships: [
         { groupId: ORG_ID, membership: { basic: 'admin', displayName: 'Ansatt' } },
         ...OWN_GROUPS.map((groupId) => ({ groupId, membership: { basic: 'member', displayName: `Role in ${groupId}` } })),
+        { groupId: LATER, membership: { basic: 'owner', notBefore: '2099-01-01T00:00:00Z', displayName: `Later ${MARKER}` } },
+        { groupId: ENDED, membership: { basic: 'owner', notAfter: '2020-01-01T00:00:00Z', displayName: `Ended ${MARKER}` } },
+        { groupId: OFF, membership: { basic: 'owner', active: false, displayName: `Off ${MARKER}` } },
       ],
     },
   ],
@@ -213,5 +238,82 @@ describe('tracing contexts hold no token and none of the user groups', () => {
 
     expectNoLeaks()
     expect(seen.some((entry) => entry.event === 'error' && entry.keys.includes('error'))).toBe(true)
+  })
+})
+
+describe('denials hold no token and none of the user groups (issue #32)', () => {
+  /** Each reason code, from a requirement that names only configured groups. */
+  const DENIALS: readonly (readonly [Requirement, string])[] = [
+    [group(ELSEWHERE), 'not_member'],
+    [group(OWN_GROUPS[0]!.replace(MARKER, 'x'), 'owner'), 'not_member'],
+    [group(ORG_ID, 'owner'), 'role_too_low'],
+    [group(LATER), 'not_yet_valid'],
+    [group(ENDED), 'expired'],
+    [group(OFF), 'inactive'],
+    [groupOfType(OWN_TYPE, 'owner'), 'role_too_low'],
+    [where('never', () => false), 'predicate'],
+    [anyOf(group(ELSEWHERE), group(ORG_ID, 'owner')), 'role_too_low'],
+    [allOf(group(ORG_ID), group(ENDED)), 'expired'],
+  ]
+
+  it('every reason code on the authorize context, cold and warm, with explain alongside', async () => {
+    const resolver = resolverFor()
+    const token = issue()
+    for (const [requirement, reason] of DENIALS) {
+      for (const round of ['cold', 'warm']) {
+        expect(await resolver.check(token, requirement), `${reason} ${round}`).toMatchObject({ allowed: false, reason })
+      }
+      expect((await resolver.explain(token, requirement)).decision).toMatchObject({ allowed: false, reason })
+    }
+    // A cold explain on a fresh token: its lookups trace resolve and upstream.
+    expect((await resolver.explain(issue(), group(ORG_ID, 'owner'))).decision.reason).toBe('role_too_low')
+
+    expectNoLeaks()
+    const reasons = seen.filter((entry) => entry.channel === CHANNELS.authorize && entry.keys.includes('reason'))
+    expect(reasons.length).toBeGreaterThanOrEqual(DENIALS.length * 2)
+  })
+
+  it('the guard refusal: the error, its JSON and problem-details answers, named and generic', async () => {
+    for (const denials of ['named', 'generic'] as const) {
+      const core = createGuardCore({ baseUrl: emulator.baseUrl, denials, retries: 0 })
+      const credentials = { authorization: `Bearer ${issue()}` }
+      for (const [requirement, reason] of DENIALS) {
+        for (const round of ['cold', 'warm']) {
+          const error: unknown = await Promise.resolve(core.authorizeNow(credentials, core.prepare(requirement))).then(
+            () => undefined,
+            (e: unknown) => e,
+          )
+          expect(error, `${denials} ${reason} ${round}`).toBeInstanceOf(ForbiddenError)
+          expect((error as ForbiddenError).reason).toBe(reason)
+          const answers = [core.answer(error), core.answer(error, 'application/problem+json')]
+          expect(leaks({ error, answers }, [MARKER, ...tokens])).toEqual([])
+          expect(answers.map((answer) => answer?.text).join('')).not.toContain(MARKER)
+        }
+      }
+      await core.resolver.close()
+    }
+    expectNoLeaks()
+  })
+
+  it('the spans and metrics of voot-guard/otel', async () => {
+    const harness = startOtelHarness()
+    const instrumentation = instrumentVootGuard({ tracerProvider: harness.tracerProvider, meterProvider: harness.meterProvider })
+    try {
+      const resolver = resolverFor()
+      const token = issue()
+      for (const [requirement] of DENIALS) {
+        await resolver.check(token, requirement)
+        await resolver.check(token, requirement)
+      }
+      await resolver.explain(issue(), groupOfType(OWN_TYPE, 'owner'))
+      const exported = await harness.exportedText()
+      for (const [, reason] of DENIALS) expect(exported).toContain(`"voot_guard.reason":"${reason}"`)
+      expect(exported).not.toContain(MARKER)
+      for (const token of tokens) expect(exported).not.toContain(token)
+      await resolver.close()
+    } finally {
+      instrumentation.disable()
+      await harness.shutdown()
+    }
   })
 })

@@ -4,6 +4,7 @@ import {
   allOf,
   anyOf,
   createMembershipResolver,
+  describeRequirement,
   group,
   groupOfType,
   InsufficientScopeError,
@@ -73,7 +74,7 @@ describe('decision rules', () => {
 
   it('denies a role below the requirement only after me/groups/{id} confirms it', async () => {
     const decision = await resolver.check('bob-token', group(ORG, 'admin'))
-    expect(decision).toMatchObject({ allowed: false, reason: 'insufficient_role', groupId: ORG })
+    expect(decision).toMatchObject({ allowed: false, reason: 'role_too_low', groupId: ORG })
     expect(upstream.calls.get(`/groups/me/groups/${encodeURIComponent(ORG)}`)).toBe(1)
   })
 
@@ -88,9 +89,13 @@ describe('decision rules', () => {
     expect(upstream.calls.get('/groups/me/groups/fc%3Aadhoc%3Anope')).toBe(1)
   })
 
-  it('treats active:false, a future notBefore and a past notAfter as inactive', async () => {
-    for (const id of [COURSE, 'fc:fs:fs:emne:example.org:FUTURE:1', 'fc:fs:fs:emne:example.org:PAST:1']) {
-      expect(await resolver.check('bob-token', group(id))).toMatchObject({ allowed: false, reason: 'inactive' })
+  it('denies active:false as inactive, a future notBefore as not_yet_valid and a past notAfter as expired', async () => {
+    for (const [id, reason] of [
+      [COURSE, 'inactive'],
+      ['fc:fs:fs:emne:example.org:FUTURE:1', 'not_yet_valid'],
+      ['fc:fs:fs:emne:example.org:PAST:1', 'expired'],
+    ] as const) {
+      expect(await resolver.check('bob-token', group(id))).toMatchObject({ allowed: false, reason })
     }
   })
 
@@ -102,11 +107,11 @@ describe('decision rules', () => {
   it('lets an unknown role satisfy no requirement, not even "any role"', async () => {
     expect(await resolver.check('bob-token', group('fc:adhoc:weird-role'))).toMatchObject({
       allowed: false,
-      reason: 'insufficient_role',
+      reason: 'role_too_low',
     })
     expect(await resolver.check('bob-token', group('fc:adhoc:weird-role', 'member'))).toMatchObject({
       allowed: false,
-      reason: 'insufficient_role',
+      reason: 'role_too_low',
     })
   })
 
@@ -132,9 +137,12 @@ describe('decision rules', () => {
     expect(upstream.total()).toBe(1)
   })
 
-  it('anyOf is denied when no alternative holds', async () => {
-    const decision = await resolver.check('bob-token', anyOf(group('fc:adhoc:x'), group(ORG, 'owner')))
-    expect(decision).toMatchObject({ allowed: false, reason: 'no_alternative' })
+  it('anyOf is denied when no alternative holds, for the reason closest to being met', async () => {
+    const requirement = anyOf(group('fc:adhoc:x'), group(ORG, 'owner'))
+    const decision = await resolver.check('bob-token', requirement)
+    expect(decision).toEqual({ allowed: false, reason: 'role_too_low', requirement: describeRequirement(requirement) })
+    const either = await resolver.check('bob-token', anyOf(group(ORG, 'owner'), group('fc:adhoc:x')))
+    expect(either).toMatchObject({ allowed: false, reason: 'role_too_low' })
   })
 
   it('allOf reports the part that failed', async () => {
@@ -147,14 +155,14 @@ describe('decision rules', () => {
     expect(await resolver.check('alice-token', groupOfType('voot:ad-hoc', 'owner'))).toMatchObject({ allowed: true })
     expect(await resolver.check('bob-token', groupOfType('fc:fs:emne'))).toMatchObject({
       allowed: false,
-      reason: 'no_group_of_type',
+      reason: 'not_member',
     })
   })
 
   it('where allows only on exactly true and sees cached lookups', async () => {
     const manyGroups = where('two or more groups', async (ctx) => (await ctx.groups()).length >= 2)
     expect(await resolver.check('alice-token', manyGroups)).toMatchObject({ allowed: true, reason: 'predicate' })
-    expect(await resolver.check('bob-token', manyGroups)).toMatchObject({ allowed: false, reason: 'predicate_false' })
+    expect(await resolver.check('bob-token', manyGroups)).toMatchObject({ allowed: false, reason: 'predicate' })
     const truthy = where('truthy is not true', () => 1 as unknown as boolean)
     expect(await resolver.check('alice-token', truthy)).toMatchObject({ allowed: false })
     const member = where('member of partial', (ctx) => ctx.isMember('fc:adhoc:partial', 'admin'))
