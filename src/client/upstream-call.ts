@@ -11,6 +11,7 @@ import type { UpstreamErrorCode } from '../errors.js'
 import type { ResolvedGroupsClientOptions } from './options.js'
 import { BodyShapeError, parseJson } from './parse.js'
 import { parseRetryAfter } from './retry-after.js'
+import { sendBy, SendExpiredError } from './send-by.js'
 import type { Transport, UpstreamResponse } from './transport.js'
 
 /**
@@ -48,6 +49,7 @@ export async function send(settings: ResolvedGroupsClientOptions, transport: Tra
   // `any` keeps every combined signal alive as long as the caller's (possibly
   // process-wide) signal lives (nodejs/node#54614, #55351), and `timeout` keeps its timer
   // until it fires. Here the timer is cleared and the listener removed when the call ends.
+  const last = sendBy(performance.now(), settings.timeout)
   const controller = new AbortController()
   let abortedBy: 'timeout' | 'caller' | undefined
   // The controller's reasons are always DOMExceptions, never the caller's reason: a
@@ -69,12 +71,13 @@ export async function send(settings: ResolvedGroupsClientOptions, transport: Tra
   try {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': settings.userAgent }
     if (spec.token !== undefined) headers['authorization'] = `Bearer ${spec.token}`
-    response = await transport.request(settings.origin + spec.path, headers, controller.signal)
+    response = await transport.request(settings.origin + spec.path, headers, controller.signal, last)
     answeredStatus = response.status
     return await readResponse(response, spec, settings.maxResponseBytes)
   } catch (err) {
     if (err instanceof VootError) throw err
-    if (abortedBy === 'timeout') {
+    // Refused unsent because it waited for a slot until its deadline was all but over.
+    if (abortedBy === 'timeout' || err instanceof SendExpiredError) {
       throw new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The group service did not answer ${endpoint} within ${settings.timeout} ms`, {
         endpoint,
       })

@@ -187,8 +187,7 @@ describe('circuitBreaker option', () => {
     [{ cooldown: 3_600_001 }, 'circuitBreaker.cooldown'],
     [{ cooldownMs: 1000 }, 'circuitBreaker.cooldownMs'],
   ])('refuses %j naming %s', (value, name) => {
-    const create = (): unknown =>
-      createMembershipResolver({ baseUrl: 'https://groups.example.org/groups', circuitBreaker: value as never })
+    const create = (): unknown => createMembershipResolver({ baseUrl: 'https://groups.example.org/groups', circuitBreaker: value as never })
     expect(create).toThrow(InvalidOptionError)
     expect(create).toThrow(`options.${name}:`)
   })
@@ -267,7 +266,11 @@ describe('circuit breaker in the resolver, against the emulator', () => {
       if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'ERR_UPSTREAM_CIRCUIT_OPEN' })
     }
     expect(resolver.stats().circuit).toBe('closed')
-    expect(events.map((e) => e.type).filter((t) => t.startsWith('circuit_'))).toEqual(['circuit_open', 'circuit_half_open', 'circuit_closed'])
+    expect(events.map((e) => e.type).filter((t) => t.startsWith('circuit_'))).toEqual([
+      'circuit_open',
+      'circuit_half_open',
+      'circuit_closed',
+    ])
     expect(await resolver.check(emulator.issueToken('bob'), group(ORG_ID))).toMatchObject({ allowed: true })
   })
 
