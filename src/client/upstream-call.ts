@@ -44,12 +44,13 @@ export const NOT_FOUND: unique symbol = Symbol('not found')
 export async function send(settings: ResolvedGroupsClientOptions, transport: Transport, spec: Call): Promise<unknown> {
   const { endpoint, signal: callerSignal } = spec
   if (callerSignal?.aborted) throw new AbortedError({ cause: callerSignal.reason })
+  // A call that must wait for a slot is not sent after this (see send-by.ts).
+  const last = sendBy(performance.now(), settings.timeout)
 
   // One controller per call instead of AbortSignal.any([caller, AbortSignal.timeout()]):
   // `any` keeps every combined signal alive as long as the caller's (possibly
   // process-wide) signal lives (nodejs/node#54614, #55351), and `timeout` keeps its timer
   // until it fires. Here the timer is cleared and the listener removed when the call ends.
-  const last = sendBy(performance.now(), settings.timeout)
   const controller = new AbortController()
   let abortedBy: 'timeout' | 'caller' | undefined
   // The controller's reasons are always DOMExceptions, never the caller's reason: a
