@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { Attributes } from '@opentelemetry/api'
 import type { AuthorizeContext, ResolveContext } from '../src/tracing-channels.js'
 import type { Traced } from './traced-calls.js'
 
@@ -62,6 +63,27 @@ function codeOf(error: unknown): string {
 export interface DecisionSummary {
   readonly outcome: 'allowed' | 'denied' | 'error' | undefined
   readonly reason: string | undefined
+}
+
+/**
+ * Whether a trace is of the warm path: a decision or lookup answered synchronously from the
+ * in-process cache, which its publisher marks with `tier: 'l1'` from the `start` event on
+ * (a cold one learns its tier at the end). It gets metrics and an event, no span.
+ */
+export function isWarm(traced: { readonly tier?: unknown }): boolean {
+  return traced.tier === 'l1'
+}
+
+/**
+ * The attributes that describe a decision (`voot_guard.outcome`, `voot_guard.reason`), on
+ * its span, its event and its `voot_guard.decisions` data point alike: the one place to add
+ * one. Only values of the decision summary: never a token nor the user's groups.
+ */
+export function decisionAttributes(decision: DecisionSummary): Attributes {
+  const attributes: Attributes = {}
+  if (decision.outcome !== undefined) attributes[ATTR_OUTCOME] = decision.outcome
+  if (decision.reason !== undefined) attributes[ATTR_REASON] = decision.reason
+  return attributes
 }
 
 /**

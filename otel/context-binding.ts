@@ -23,7 +23,7 @@
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
 import { tracingChannel, type TracingChannel } from 'node:diagnostics_channel'
-import { context, createContextKey, diag, type Context } from '@opentelemetry/api'
+import { context, createContextKey, diag, ROOT_CONTEXT, type Context } from '@opentelemetry/api'
 
 /** What `bindStore()` uses of a store. */
 interface RunStore {
@@ -39,14 +39,22 @@ interface RunStore {
 export type Activation = 'context-with' | 'async-local-storage' | 'context-with-unverified'
 
 /**
+ * What a transform returns to leave the active context as it is during a traced call (no
+ * span of ours): the traced function then runs without a context switch at all, which is
+ * what keeps a warm decision cheap.
+ */
+export const KEEP_CONTEXT: Context = ROOT_CONTEXT.setValue(createContextKey('voot-guard/otel keep the active context'), true)
+
+/**
  * Binds span-making transforms to the `start` channel of tracing channels.
  */
 export interface ContextBinding {
   readonly activation: Activation
   /**
    * Runs `transform` at the start of each trace of `channel`; the context it returns is the
-   * active one during the traced function. Returns a function that undoes the binding.
-   * `transform` must not throw (Node reports a throwing transform as an uncaught exception).
+   * active one during the traced function ({@link KEEP_CONTEXT}: the active one stays).
+   * Returns a function that undoes the binding. `transform` must not throw (Node reports a
+   * throwing transform as an uncaught exception).
    */
   bind<C extends object>(channel: TracingChannel<unknown, C>, transform: (traced: C) => Context): () => void
 }
@@ -83,7 +91,7 @@ function managerStorage(): RunStore | undefined {
  * Chooses how traced calls get their span activated (see the module comment), probing once.
  */
 export function createContextBinding(): ContextBinding {
-  const viaApi: RunStore = { run: (value, next) => context.with(value, next) }
+  const viaApi: RunStore = { run: (value, next) => (value === KEEP_CONTEXT ? next() : context.with(value, next)) }
   let store = viaApi
   let activation: Activation = 'context-with'
   if (!activates(viaApi)) {
@@ -100,7 +108,15 @@ export function createContextBinding(): ContextBinding {
     activation,
     bind(channel, transform) {
       const storage = store as unknown as AsyncLocalStorage<unknown>
-      channel.start.bindStore(storage, transform)
+      // The context manager's own storage knows nothing of KEEP_CONTEXT: it gets the active context.
+      const toStore =
+        store === viaApi
+          ? transform
+          : (traced: Parameters<typeof transform>[0]): Context => {
+              const value = transform(traced)
+              return value === KEEP_CONTEXT ? context.active() : value
+            }
+      channel.start.bindStore(storage, toStore)
       return () => {
         channel.start.unbindStore(storage)
       }

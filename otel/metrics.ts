@@ -1,7 +1,11 @@
 /**
  * The metrics: decisions, cache lookups, upstream call duration, calls in flight and the
- * circuit's state. Attribute sets are built once per distinct value and reused: the warm
- * path records a decision and a lookup per request.
+ * circuit's state. Attribute sets are built once per distinct value and reused.
+ *
+ * Decisions and lookups, which the warm path records on every request, are counted here
+ * (one increment in a map of a few entries) and read by the SDK at each collection through
+ * observable counters: the same monotonic sums, by the same attributes, without a call
+ * into the SDK per request, which would cost several times the decision itself.
  *
  * @module
  */
@@ -13,9 +17,8 @@ import {
   ATTR_ENDPOINT,
   ATTR_ERROR_TYPE,
   ATTR_HTTP_STATUS,
-  ATTR_OUTCOME,
-  ATTR_REASON,
   OTHER_ERROR,
+  decisionAttributes,
   decisionOf,
   lookupFailure,
 } from './attributes.js'
@@ -39,7 +42,7 @@ export interface MetricsRecorder {
   readonly upstreamStarted: (traced: UpstreamContext) => void
   readonly upstreamFinished: (traced: UpstreamContext) => void
   readonly circuitChanged: (message: CircuitContext) => void
-  /** Stops observing the circuit gauge. */
+  /** Stops observing the circuit gauge and the counts. */
   readonly close: () => void
 }
 
@@ -58,15 +61,29 @@ function attributeSets(): (key: string, build: () => Attributes) => Attributes {
 
 const isCacheHit = (tier: CacheTier): boolean => tier === 'l1' || tier === 'l2'
 
+/** A count of one attribute set. */
+interface Count {
+  readonly attributes: Attributes
+  value: number
+}
+
+/** Reports every count of `counts` (nested maps of {@link Count}) to an observable counter. */
+function observeAll(counts: ReadonlyMap<unknown, Count | ReadonlyMap<unknown, Count>>, result: ObservableResult): void {
+  for (const entry of counts.values()) {
+    if (entry instanceof Map) observeAll(entry as ReadonlyMap<unknown, Count>, result)
+    else result.observe((entry as Count).value, (entry as Count).attributes)
+  }
+}
+
 /**
  * Creates the instruments on `meter` and returns what records into them.
  */
 export function createMetricsRecorder(meter: Meter): MetricsRecorder {
-  const decisions = meter.createCounter('voot_guard.decisions', {
+  const decisions = meter.createObservableCounter('voot_guard.decisions', {
     description: 'Decisions of voot-guard, by outcome and reason',
     unit: '{decision}',
   })
-  const lookups = meter.createCounter('voot_guard.cache.lookups', {
+  const lookups = meter.createObservableCounter('voot_guard.cache.lookups', {
     description: 'Lookups of one answer, by the tier that answered (hit: l1 or l2; miss: coalesced, upstream, or failed before any tier)',
     unit: '{lookup}',
   })
@@ -89,32 +106,44 @@ export function createMetricsRecorder(meter: Meter): MetricsRecorder {
   }
   circuit.addCallback(observeCircuit)
 
-  const decisionSets = attributeSets()
-  const lookupSets = attributeSets()
+  // By outcome, then reason; by tier ('' when no tier answered).
+  const decisionCounts = new Map<string, Map<string | undefined, Count>>()
+  const lookupCounts = new Map<string, Count>()
+  const observeDecisions = (result: ObservableResult): void => {
+    observeAll(decisionCounts, result)
+  }
+  const observeLookups = (result: ObservableResult): void => {
+    observeAll(lookupCounts, result)
+  }
+  decisions.addCallback(observeDecisions)
+  lookups.addCallback(observeLookups)
+
   const durationSets = attributeSets()
   const endpointSets = attributeSets()
   const endpointAttributes = (endpoint: string): Attributes => endpointSets(endpoint, () => ({ [ATTR_ENDPOINT]: endpoint }))
 
   return {
     decision(traced) {
-      const { outcome, reason } = decisionOf(traced)
+      const decision = decisionOf(traced)
+      const { outcome, reason } = decision
       if (outcome === undefined) return
-      const key = `${outcome} ${reason ?? ''}`
-      decisions.add(
-        1,
-        decisionSets(key, () => (reason === undefined ? { [ATTR_OUTCOME]: outcome } : { [ATTR_OUTCOME]: outcome, [ATTR_REASON]: reason })),
-      )
+      let byReason = decisionCounts.get(outcome)
+      if (byReason === undefined) decisionCounts.set(outcome, (byReason = new Map<string | undefined, Count>()))
+      const count = byReason.get(reason)
+      if (count !== undefined) count.value++
+      else byReason.set(reason, { attributes: Object.freeze(decisionAttributes(decision)), value: 1 })
     },
     lookup(traced) {
       const tier = traced.tier
-      lookups.add(
-        1,
-        lookupSets(tier ?? '', () =>
+      const count = lookupCounts.get(tier ?? '')
+      if (count !== undefined) count.value++
+      else {
+        const attributes: Attributes =
           tier === undefined
             ? { [ATTR_CACHE_RESULT]: 'miss' }
-            : { [ATTR_CACHE_TIER]: tier, [ATTR_CACHE_RESULT]: isCacheHit(tier) ? 'hit' : 'miss' },
-        ),
-      )
+            : { [ATTR_CACHE_TIER]: tier, [ATTR_CACHE_RESULT]: isCacheHit(tier) ? 'hit' : 'miss' }
+        lookupCounts.set(tier ?? '', { attributes: Object.freeze(attributes), value: 1 })
+      }
       // A coalesced lookup waited for another lookup's call: that call is measured once, there.
       const ms = traced.upstreamDurationMs
       if (ms === undefined || tier === 'coalesced') return
@@ -140,6 +169,8 @@ export function createMetricsRecorder(meter: Meter): MetricsRecorder {
     },
     close() {
       circuit.removeCallback(observeCircuit)
+      decisions.removeCallback(observeDecisions)
+      lookups.removeCallback(observeLookups)
     },
   }
 }

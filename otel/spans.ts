@@ -1,9 +1,12 @@
 /**
- * The spans: `voot-guard authorize` around each decision and, as its children,
- * `voot-guard resolve` around each lookup. Each span is started in the `start` store
- * binding (see context-binding.ts), so it is the active span while the traced function
- * runs: the resolve spans of a decision nest under it, and the HTTP client span that
- * undici's instrumentation makes for an upstream call nests under the resolve span.
+ * The spans: `voot-guard authorize` around each cold decision and, as its children,
+ * `voot-guard resolve` around each of its lookups. Each span is started in the `start`
+ * store binding (see context-binding.ts), so it is the active span while the traced
+ * function runs: the resolve spans of a decision nest under it, and the HTTP client span
+ * that undici's instrumentation makes for an upstream call nests under the resolve span.
+ *
+ * A warm decision (and its lookups), which the publisher marks as answered from the
+ * in-process cache (`tier: 'l1'`) from the start, gets no span: see warm-decisions.ts.
  *
  * @module
  */
@@ -14,13 +17,14 @@ import {
   ATTR_ENDPOINT,
   ATTR_ERROR_TYPE,
   ATTR_HTTP_STATUS,
-  ATTR_OUTCOME,
-  ATTR_REASON,
   ATTR_REQUIREMENT,
+  decisionAttributes,
   decisionOf,
   isServiceFailure,
+  isWarm,
   lookupFailure,
 } from './attributes.js'
+import { KEEP_CONTEXT } from './context-binding.js'
 import type { Traced } from './traced-calls.js'
 
 /** Span name of a decision. */
@@ -32,13 +36,16 @@ export const RESOLVE_SPAN = 'voot-guard resolve'
  * Starts and ends the spans of one kind of trace.
  */
 export interface SpanKeeper<C extends object> {
-  /** Starts the span of a trace under the active context; returns the context to make active. Never throws. */
+  /**
+   * Starts the span of a trace under the active context; returns the context to make
+   * active ({@link KEEP_CONTEXT} for a warm trace, which gets no span). Never throws.
+   */
   readonly begin: (traced: C) => Context
-  /** Ends the span of a finished trace (nothing when it started before the keeper). */
-  readonly end: (traced: Traced<C>) => void
+  /** Ends the span of a finished trace; `false` when it has none (a warm trace, or one that started before the keeper). */
+  readonly end: (traced: Traced<C>) => boolean
 }
 
-function createSpanKeeper<C extends object>(
+function createSpanKeeper<C extends { tier?: unknown }>(
   tracer: Tracer,
   name: string,
   attributesAtStart: (traced: C) => Record<string, string>,
@@ -48,6 +55,7 @@ function createSpanKeeper<C extends object>(
   const spans = new WeakMap<object, Span>()
   return {
     begin(traced) {
+      if (isWarm(traced)) return KEEP_CONTEXT
       const active = context.active()
       try {
         const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: attributesAtStart(traced) }, active)
@@ -60,10 +68,11 @@ function createSpanKeeper<C extends object>(
     },
     end(traced) {
       const span = spans.get(traced)
-      if (span === undefined) return
+      if (span === undefined) return false
       spans.delete(traced)
       describeEnd(span, traced)
       span.end()
+      return true
     },
   }
 }
@@ -76,7 +85,7 @@ function markFailure(span: Span, code: string): void {
 }
 
 /**
- * The spans of `voot-guard:authorize`: attributes `voot_guard.requirement`, then
+ * The spans of a cold `voot-guard:authorize`: attributes `voot_guard.requirement`, then
  * `voot_guard.outcome`, `voot_guard.reason`, `voot_guard.cache.tier`; status ERROR (and
  * `error.type`) when the answer is a 503 (or a 500).
  */
@@ -86,17 +95,16 @@ export function createAuthorizeSpans(tracer: Tracer): SpanKeeper<AuthorizeContex
     AUTHORIZE_SPAN,
     (traced) => ({ [ATTR_REQUIREMENT]: traced.requirement }),
     (span, traced) => {
-      const { outcome, reason } = decisionOf(traced)
-      if (outcome !== undefined) span.setAttribute(ATTR_OUTCOME, outcome)
-      if (reason !== undefined) span.setAttribute(ATTR_REASON, reason)
+      const decision = decisionOf(traced)
+      span.setAttributes(decisionAttributes(decision))
       if (traced.tier !== undefined) span.setAttribute(ATTR_CACHE_TIER, traced.tier)
-      if (outcome === 'error') markFailure(span, reason ?? 'unknown')
+      if (decision.outcome === 'error') markFailure(span, decision.reason ?? 'unknown')
     },
   )
 }
 
 /**
- * The spans of `voot-guard:resolve`: attributes `voot_guard.endpoint`, then
+ * The spans of a cold `voot-guard:resolve`: attributes `voot_guard.endpoint`, then
  * `voot_guard.cache.tier`, `http.response.status_code` when the group service answered;
  * status ERROR (and `error.type`) when the lookup failed for the service's fault.
  */

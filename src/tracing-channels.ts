@@ -57,7 +57,10 @@ export type CacheTier = 'l1' | 'l2' | 'coalesced' | 'upstream'
 
 /**
  * The context of one `voot-guard:authorize` trace. Fields marked "at the end" are set before
- * `end` (a synchronous warm decision) or `asyncEnd` / `error`.
+ * `end` (a synchronous warm decision) or `asyncEnd` / `error`. A warm decision (made
+ * synchronously from the in-process cache, traced with `traceSync`) carries them from
+ * `start` on, `tier` being `l1`: a subscriber can tell it from a cold one at once
+ * (`voot-guard/otel` gives it an event on the active span instead of a span).
  *
  * @example
  * ```ts
@@ -76,7 +79,9 @@ export interface AuthorizeContext {
 }
 
 /**
- * The context of one `voot-guard:resolve` trace: one answer looked up for one token.
+ * The context of one `voot-guard:resolve` trace: one answer looked up for one token. A
+ * lookup of the warm path (read synchronously from the in-process cache) has `tier: 'l1'`
+ * from `start` on; any other learns its tier at the end.
  *
  * @example
  * ```ts

@@ -22,9 +22,9 @@ export const createTransport: CreateTransport = (settings) => {
   const slots = createCallSlots(MAX_CONCURRENT_CALLS)
   let closed = false
   return {
-    async request(url, headers, signal) {
+    async request(url, headers, signal, sendBy) {
       if (closed) throw new Error('The groups client is closed')
-      await slots.acquire(signal)
+      await slots.acquire(signal, sendBy)
       let held = true
       const release = (): void => {
         if (!held) return
@@ -50,9 +50,14 @@ export const createTransport: CreateTransport = (settings) => {
 
 function fetchResponse(response: Response, release: () => void): UpstreamResponse {
   const body = response.body as ReadableStream<Uint8Array> | null
+  // The slot is given back once the body is cancelled (the request torn down), not before:
+  // until then the request may still be open at the service.
   const drop = (): void => {
-    release()
-    if (body !== null && !body.locked) body.cancel().catch(ignoreError)
+    if (body === null || body.locked) {
+      release()
+      return
+    }
+    body.cancel().then(release, release)
   }
   return {
     // A browser hides the status of a redirect answered with 'manual' ('opaqueredirect',
@@ -74,7 +79,7 @@ function fetchResponse(response: Response, release: () => void): UpstreamRespons
           if (done) break
           size += value.byteLength
           if (size > limit) {
-            reader.cancel().catch(ignoreError)
+            await reader.cancel().catch(ignoreError)
             throw tooLarge()
           }
           chunks.push(value)

@@ -1,12 +1,22 @@
 /**
  * The transport on Node: undici's `request` on a keep-alive `Pool` for the base URL's origin
- * (or the caller's `dispatcher`). Chosen by the `node` condition of the package's `imports`
- * (`#transport`); no other runtime loads this module.
+ * (or the caller's `dispatcher`), with at most {@link MAX_CONCURRENT_CALLS} calls open.
+ * Chosen by the `node` condition of the package's `imports` (`#transport`); no other
+ * runtime loads this module.
+ *
+ * The calls are counted here (`call-slots.ts`) rather than left to the pool's queue, which
+ * sends a queued request whenever a connection frees up, however little of its deadline is
+ * left. A slot goes only to a call that may still be sent, and is held until undici is done
+ * with the request (its body closed, or the request torn down with its connection). The
+ * time to send is checked once more at the moment undici is about to write the request: a
+ * new connection can take a while, and a request is not written once its time is over.
  *
  * @module
  */
 import { Pool, request } from 'undici'
 import type { Dispatcher } from 'undici'
+import { createCallSlots } from './call-slots.js'
+import { SendExpiredError } from './send-by.js'
 import { MAX_CONCURRENT_CALLS, type CreateTransport, type UpstreamResponse } from './transport.js'
 
 const ERROR_BODY_DRAIN_LIMIT = 64 * 1024
@@ -18,11 +28,19 @@ const ERROR_BODY_DRAIN_LIMIT = 64 * 1024
 export const createTransport: CreateTransport = (settings) => {
   const ownPool = settings.dispatcher === undefined ? new Pool(settings.origin, { connections: MAX_CONCURRENT_CALLS }) : undefined
   const dispatcher: Dispatcher = settings.dispatcher ?? (ownPool as Pool)
+  const slots = createCallSlots(MAX_CONCURRENT_CALLS)
   let closing: Promise<void> | undefined
   return {
-    async request(url, headers, signal) {
-      const response = await request(url, {
-        dispatcher,
+    async request(url, headers, signal, sendBy) {
+      await slots.acquire(signal, sendBy)
+      let held = true
+      const release = (): void => {
+        if (!held) return
+        held = false
+        slots.release()
+      }
+      const pending = request(url, {
+        dispatcher: sentBy(dispatcher, sendBy),
         method: 'GET',
         headers,
         signal,
@@ -30,7 +48,15 @@ export const createTransport: CreateTransport = (settings) => {
         // dispatcher composed with it still never sends the token to a Location.
         ...({ maxRedirections: 0 } as object),
       })
-      return undiciResponse(response)
+      // The slot is given back when undici is done with the request: at the close of its
+      // body, or when it rejects (having torn a sent request down, connection and all).
+      pending.then((response) => {
+        if (response.body.closed) release()
+        else response.body.once('close', release)
+      }, release)
+      // A request still queued in a dispatcher (a caller's, with fewer connections) hears of
+      // its signal only once a connection takes it: the caller does not wait for that.
+      return undiciResponse(await untilAborted(pending, signal))
     },
     close() {
       if (ownPool === undefined) return Promise.resolve()
@@ -78,3 +104,67 @@ function undiciResponse({ statusCode, headers, body }: Dispatcher.ResponseData):
 
 /** Swallows the error a deliberately destroyed body emits. */
 function ignoreError(): void {}
+
+/* eslint-disable @typescript-eslint/no-deprecated -- `request()` hands the dispatcher undici's
+   own handler, which has the (deprecated) callback interface; this passes that interface through. */
+/**
+ * `dispatcher`, except that a request whose time to be sent has passed by the moment undici
+ * is about to write it (`onConnect`: its connection is ready, the headers go out next) is
+ * refused with `SendExpiredError` instead. `request()` needs nothing of a dispatcher but
+ * `dispatch`.
+ */
+function sentBy(dispatcher: Dispatcher, sendBy: number): Dispatcher {
+  const dispatch = (options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean =>
+    dispatcher.dispatch(options, {
+      onConnect(abort, ...rest: unknown[]) {
+        if (performance.now() > sendBy) {
+          abort(new SendExpiredError())
+          return
+        }
+        ;(handler.onConnect as (abort: (err?: Error) => void, ...rest: unknown[]) => void)(abort, ...rest)
+      },
+      onError: (error) => handler.onError?.(error),
+      onUpgrade: (statusCode, headers, socket) => handler.onUpgrade?.(statusCode, headers, socket),
+      onResponseStarted: () => handler.onResponseStarted?.(),
+      onHeaders: (statusCode, headers, resume, statusText) => handler.onHeaders?.(statusCode, headers, resume, statusText) ?? true,
+      onData: (chunk) => handler.onData?.(chunk) ?? true,
+      onComplete: (trailers) => handler.onComplete?.(trailers),
+      onBodySent: (chunkSize, totalBytesSent) => handler.onBodySent?.(chunkSize, totalBytesSent),
+    })
+  return { dispatch } as unknown as Dispatcher
+}
+/* eslint-enable @typescript-eslint/no-deprecated */
+
+/**
+ * Waits for `pending`, or rejects with the signal's reason as soon as `signal` fires; a
+ * response that comes after that is dropped.
+ */
+function untilAborted(pending: Promise<Dispatcher.ResponseData>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      void pending.then(dropResponse, ignoreError)
+      reject(signal.reason as Error)
+    }
+    if (signal.aborted) {
+      onAbort()
+      return
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    pending.then(
+      (response) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(response)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+function dropResponse({ body }: Dispatcher.ResponseData): void {
+  if (body.readableEnded || body.destroyed) return
+  body.on('error', ignoreError)
+  body.destroy()
+}

@@ -31,8 +31,13 @@ export interface UpstreamResponse {
  * Carries the calls of one groups client.
  */
 export interface Transport {
-  /** One `GET`; rejects on a network failure or when `signal` fires. A redirect is returned, never followed. */
-  request(url: string, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<UpstreamResponse>
+  /**
+   * One `GET`; rejects on a network failure or when `signal` fires. A redirect is returned,
+   * never followed. A call that must wait for a slot is sent no later than `sendBy` (on the
+   * clock of `performance.now()`), else refused with `SendExpiredError`; its slot is held
+   * until the request has finished at the connection, not only until the caller gave up.
+   */
+  request(url: string, headers: Readonly<Record<string, string>>, signal: AbortSignal, sendBy: number): Promise<UpstreamResponse>
   /** Releases what the transport opened itself. */
   close(): Promise<void>
 }
@@ -44,7 +49,8 @@ export interface Transport {
 export type CreateTransport = (settings: ResolvedGroupsClientOptions) => Transport
 
 /**
- * Most calls one client has in flight at once; callers above it queue (within their
- * deadline). undici's pool holds this many connections; the fetch transport counts calls.
+ * Most calls one client has open at the group service at once; callers above it queue
+ * (within their deadline). Both transports count them with `call-slots.ts`; undici's pool
+ * holds as many connections, so that it never queues a request of its own.
  */
 export const MAX_CONCURRENT_CALLS = 64

@@ -11,6 +11,7 @@ import type { UpstreamErrorCode } from '../errors.js'
 import type { ResolvedGroupsClientOptions } from './options.js'
 import { BodyShapeError, parseJson } from './parse.js'
 import { parseRetryAfter } from './retry-after.js'
+import { sendBy, SendExpiredError } from './send-by.js'
 import type { Transport, UpstreamResponse } from './transport.js'
 
 /**
@@ -43,6 +44,8 @@ export const NOT_FOUND: unique symbol = Symbol('not found')
 export async function send(settings: ResolvedGroupsClientOptions, transport: Transport, spec: Call): Promise<unknown> {
   const { endpoint, signal: callerSignal } = spec
   if (callerSignal?.aborted) throw new AbortedError({ cause: callerSignal.reason })
+  // A call that must wait for a slot is not sent after this (see send-by.ts).
+  const last = sendBy(performance.now(), settings.timeout)
 
   // One controller per call instead of AbortSignal.any([caller, AbortSignal.timeout()]):
   // `any` keeps every combined signal alive as long as the caller's (possibly
@@ -69,12 +72,13 @@ export async function send(settings: ResolvedGroupsClientOptions, transport: Tra
   try {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': settings.userAgent }
     if (spec.token !== undefined) headers['authorization'] = `Bearer ${spec.token}`
-    response = await transport.request(settings.origin + spec.path, headers, controller.signal)
+    response = await transport.request(settings.origin + spec.path, headers, controller.signal, last)
     answeredStatus = response.status
     return await readResponse(response, spec, settings.maxResponseBytes)
   } catch (err) {
     if (err instanceof VootError) throw err
-    if (abortedBy === 'timeout') {
+    // Refused unsent because it waited for a slot until its deadline was all but over.
+    if (abortedBy === 'timeout' || err instanceof SendExpiredError) {
       throw new UpstreamError('ERR_UPSTREAM_TIMEOUT', `The group service did not answer ${endpoint} within ${settings.timeout} ms`, {
         endpoint,
       })

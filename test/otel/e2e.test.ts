@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { SpanStatusCode } from '@opentelemetry/api'
+import { context, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import express from 'express'
 import { request } from 'undici'
@@ -27,6 +27,13 @@ beforeAll(async () => {
   aliceGroups = ((await listed.body.json()) as { id: string }[]).map((group) => group.id).filter((id) => id !== ORG_ID)
   const guard = createGuard({ baseUrl: emulator.baseUrl, realm: 'otel-e2e' })
   const app = express()
+  // What an HTTP server instrumentation does: a span per request, active while it is handled.
+  app.use((req, res, next) => {
+    if (requestTracer === undefined) return void next()
+    const span = requestTracer.startSpan(`GET ${req.path}`)
+    res.on('finish', () => span.end())
+    context.with(trace.setSpan(context.active(), span), next)
+  })
   app.get('/api/staff', guard.requireGroup(ORG_ID, 'admin'), (_req, res) => void res.json({ ok: true }))
   server = createServer(app)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -40,11 +47,14 @@ afterAll(async () => {
 
 let harness: OtelHarness
 let instrumentation: VootGuardInstrumentation
+let requestTracer: Tracer | undefined
 beforeEach(() => {
   harness = startOtelHarness()
   instrumentation = instrumentVootGuard({ tracerProvider: harness.tracerProvider, meterProvider: harness.meterProvider })
+  requestTracer = harness.tracerProvider.getTracer('otel-e2e-server')
 })
 afterEach(async () => {
+  requestTracer = undefined
   instrumentation.disable()
   await harness.shutdown()
 })
@@ -80,11 +90,43 @@ describe('voot-guard/otel with a real resolver behind voot-guard/express', () =>
     }
     expect(resolves.find((span) => parentOf(http[0]!) === span.spanContext().spanId)?.attributes['voot_guard.cache.tier']).toBe('upstream')
 
+    // The cold decision's request span carries no decision event: the decision has its span.
+    const [coldRequest] = named(cold, 'GET /api/staff')
+    expect(parentOf(authorize!)).toBe(coldRequest!.spanContext().spanId)
+    expect(coldRequest?.events).toEqual([])
+
     expect(await get(token)).toBe(200)
     const warm = harness.spans().slice(cold.length)
-    const [warmDecision] = named(warm, AUTHORIZE_SPAN)
-    expect(warmDecision?.attributes).toMatchObject({ 'voot_guard.outcome': 'allowed', 'voot_guard.cache.tier': 'l1' })
     expect(upstreamHttp(warm)).toEqual([])
+    // A warm decision: no span of its own (nor of its lookup), an event on the request's span.
+    expect(named(warm, AUTHORIZE_SPAN)).toEqual([])
+    expect(named(warm, RESOLVE_SPAN)).toEqual([])
+    const [warmRequest] = named(warm, 'GET /api/staff')
+    expect(warmRequest?.events.map((event) => [event.name, event.attributes])).toEqual([
+      [
+        AUTHORIZE_SPAN,
+        {
+          'voot_guard.requirement': `group ${ORG_ID} (role admin or higher)`,
+          'voot_guard.outcome': 'allowed',
+          'voot_guard.reason': 'member',
+          'voot_guard.cache.tier': 'l1',
+        },
+      ],
+    ])
+  })
+
+  it('a warm decision without an active span records its metrics only', async () => {
+    const token = emulator.issueToken('alice')
+    expect(await get(token)).toBe(200)
+    requestTracer = undefined
+    const before = harness.spans().length
+    expect(await get(token)).toBe(200)
+    expect(await get(token)).toBe(200)
+    const ours = harness.spans().slice(before).filter((span) => span.name.startsWith('voot-guard '))
+    expect(ours).toEqual([])
+    const collected = await harness.metrics()
+    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'member' })[0]?.value).toBe(3)
+    expect(pointsOf(collected, 'voot_guard.cache.lookups', { 'voot_guard.cache.tier': 'l1', 'voot_guard.cache.result': 'hit' })[0]?.value).toBe(2)
   })
 
   it('a 503 is an ERROR span and an error decision; a 403 is a denial', async () => {

@@ -7,9 +7,13 @@
  * `cooldown` ms. Then exactly one probe call is let through; its success closes the
  * circuit, its failure opens it again for another cool-down.
  *
- * Only failures of the service count (network, timeout, 5xx, 429, redirect, bad body).
- * Answers about a token or a group (401, 403, 404, other 4xx) prove the service works, so
- * nobody can open the circuit by spraying bad tokens or unknown group ids.
+ * Only failures of the service count: a timeout, a connection refused or reset, a 5xx, a
+ * 429. Answers about a token or a group (401, 403, 404, other 4xx) prove the service
+ * works, so nobody can open the circuit by spraying bad tokens or unknown group ids. An
+ * answer whose body is too large or unreadable, or a redirect, is a 503 for the lookup
+ * that got it but counts neither way: such an answer can be determined by one token's
+ * data (a user in thousands of groups, a login proxy redirecting one bad token), and one
+ * user must not be able to pause every other user's lookups.
  *
  * @module
  */
@@ -121,9 +125,18 @@ export function circuitBreakerOption(value: unknown): Required<CircuitBreakerOpt
 }
 
 /**
- * What an upstream call's result says about the service: `failure` for an
- * `UpstreamError` the service caused, `success` for an answer (including 401, 403 and
- * 404), `neutral` for anything that never reached it.
+ * Failures that say the service itself is failing, whoever asked: it did not answer in
+ * time, could not be reached, broke the connection, failed (5xx) or asked everyone to slow
+ * down (429). Every other `UpstreamError` is about one answer.
+ */
+const SERVICE_FAILURES: ReadonlySet<string> = new Set(['ERR_UPSTREAM_TIMEOUT', 'ERR_UPSTREAM_NETWORK', 'ERR_UPSTREAM_RATE_LIMITED'])
+
+/**
+ * What an upstream call's result says about the service: `failure` for a failure of the
+ * service (a timeout, a network failure, a 5xx, a 429), `success` for an answer about the
+ * token or group (200, 401, 403, 404 and other 4xx), `neutral` for anything else: a
+ * failure that never reached the service, and an answer that is a 503 for its lookup but
+ * may be determined by the token's own data (a body too large or unreadable, a redirect).
  */
 export function circuitOutcome(error: unknown): CircuitOutcome {
   if (!(error instanceof UpstreamError)) {
@@ -132,12 +145,15 @@ export function circuitOutcome(error: unknown): CircuitOutcome {
     const code = (error as { code?: unknown } | null)?.code
     return code === 'ERR_TOKEN_INVALID' || code === 'ERR_INSUFFICIENT_SCOPE' ? 'success' : 'neutral'
   }
-  // Other 4xx answers are about the request (an odd token or id), not the service's health.
-  const status = error.upstreamStatus
-  if (error.code === 'ERR_UPSTREAM_STATUS' && status !== undefined && status >= 400 && status < 500) return 'success'
-  // Fast failures made here (overload, an open circuit) say nothing about the service.
-  if (error.code === 'ERR_UPSTREAM_OVERLOADED' || error.code === 'ERR_UPSTREAM_CIRCUIT_OPEN') return 'neutral'
-  return 'failure'
+  if (error.code === 'ERR_UPSTREAM_STATUS') {
+    // Other 4xx answers are about the request (an odd token or id), not the service's
+    // health; a 5xx is the service failing; any other status is an odd answer, not an outage.
+    const status = error.upstreamStatus ?? 500
+    return status >= 500 ? 'failure' : status >= 400 ? 'success' : 'neutral'
+  }
+  // Fast failures made here (overload, an open circuit) say nothing about the service; a
+  // body or a redirect may be one token's doing (see the module comment).
+  return SERVICE_FAILURES.has(error.code) ? 'failure' : 'neutral'
 }
 
 /**

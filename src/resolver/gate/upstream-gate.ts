@@ -80,6 +80,9 @@ export interface UpstreamGate {
 export function createUpstreamGate(settings: UpstreamGateSettings): UpstreamGate {
   const { now, maxInflight } = settings
   const flights = new Map<string, Flight>()
+  // Flights under way, counted apart from the map: a discarded flight leaves the map (no
+  // lookup may join it) but its call is still open at the service until it settles.
+  let running = 0
   const retrier = createRetrier({ retries: settings.retries, delay: settings.retryDelay, budget: settings.budget })
   const breaker: CircuitBreaker | undefined =
     settings.breaker && createCircuitBreaker({ ...settings.breaker, now, onChange: settings.onCircuitChange })
@@ -112,8 +115,10 @@ export function createUpstreamGate(settings: UpstreamGateSettings): UpstreamGate
       const flight: Flight = { discard: false, promise: Promise.resolve() }
       // Registered before `work` starts: its admission counts itself among the flights.
       flights.set(key, flight)
+      running++
       ;(flight as { promise: Promise<unknown> }).promise = work(flight)
       const done = (): void => {
+        running--
         if (flights.get(key) === flight) flights.delete(key)
       }
       void flight.promise.then(done, done)
@@ -122,7 +127,7 @@ export function createUpstreamGate(settings: UpstreamGateSettings): UpstreamGate
     admit(endpoint) {
       const refusal = rateLimitRefusal(endpoint)
       if (refusal !== undefined) return refusal
-      if (flights.size > maxInflight) {
+      if (running > maxInflight) {
         return new UpstreamError('ERR_UPSTREAM_OVERLOADED', 'Too many group service calls are in flight', { endpoint, retryAfter: 1 })
       }
       // Asked last: a permit is a promise to call (the one probe of a half-open circuit).
@@ -158,7 +163,7 @@ export function createUpstreamGate(settings: UpstreamGateSettings): UpstreamGate
       return left > 0 ? Math.ceil(left / 1000) : 0
     },
     get inflight() {
-      return flights.size
+      return running
     },
     get circuit() {
       return breaker === undefined ? 'off' : breaker.state

@@ -147,10 +147,14 @@ describe('circuitOutcome', () => {
     ['a network failure', new UpstreamError('ERR_UPSTREAM_NETWORK', 'x'), 'failure'],
     ['a timeout', new UpstreamError('ERR_UPSTREAM_TIMEOUT', 'x'), 'failure'],
     ['a 500', new UpstreamError('ERR_UPSTREAM_STATUS', 'x', { upstreamStatus: 500 }), 'failure'],
+    ['a 503', new UpstreamError('ERR_UPSTREAM_STATUS', 'x', { upstreamStatus: 503 }), 'failure'],
     ['a 429', new UpstreamError('ERR_UPSTREAM_RATE_LIMITED', 'x', { upstreamStatus: 429 }), 'failure'],
-    ['a redirect', new UpstreamError('ERR_UPSTREAM_REDIRECT', 'x', { upstreamStatus: 302 }), 'failure'],
-    ['a bad body', new UpstreamError('ERR_UPSTREAM_BODY', 'x', { upstreamStatus: 200 }), 'failure'],
-    ['an oversized body', new UpstreamError('ERR_UPSTREAM_BODY_TOO_LARGE', 'x', { upstreamStatus: 200 }), 'failure'],
+    ['a connection broken mid-answer', new UpstreamError('ERR_UPSTREAM_NETWORK', 'x', { upstreamStatus: 200 }), 'failure'],
+    // Outcomes one token's data can decide: a 503 for that lookup, nothing for the circuit.
+    ['a redirect', new UpstreamError('ERR_UPSTREAM_REDIRECT', 'x', { upstreamStatus: 302 }), 'neutral'],
+    ['a bad body', new UpstreamError('ERR_UPSTREAM_BODY', 'x', { upstreamStatus: 200 }), 'neutral'],
+    ['an oversized body', new UpstreamError('ERR_UPSTREAM_BODY_TOO_LARGE', 'x', { upstreamStatus: 200 }), 'neutral'],
+    ['an odd status (204)', new UpstreamError('ERR_UPSTREAM_STATUS', 'x', { upstreamStatus: 204 }), 'neutral'],
     ['a 401', new InvalidTokenError(), 'success'],
     ['a 403', new InsufficientScopeError(), 'success'],
     ['a 400', new UpstreamError('ERR_UPSTREAM_STATUS', 'x', { upstreamStatus: 400 }), 'success'],
@@ -183,8 +187,7 @@ describe('circuitBreaker option', () => {
     [{ cooldown: 3_600_001 }, 'circuitBreaker.cooldown'],
     [{ cooldownMs: 1000 }, 'circuitBreaker.cooldownMs'],
   ])('refuses %j naming %s', (value, name) => {
-    const create = (): unknown =>
-      createMembershipResolver({ baseUrl: 'https://groups.example.org/groups', circuitBreaker: value as never })
+    const create = (): unknown => createMembershipResolver({ baseUrl: 'https://groups.example.org/groups', circuitBreaker: value as never })
     expect(create).toThrow(InvalidOptionError)
     expect(create).toThrow(`options.${name}:`)
   })
@@ -263,7 +266,11 @@ describe('circuit breaker in the resolver, against the emulator', () => {
       if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'ERR_UPSTREAM_CIRCUIT_OPEN' })
     }
     expect(resolver.stats().circuit).toBe('closed')
-    expect(events.map((e) => e.type).filter((t) => t.startsWith('circuit_'))).toEqual(['circuit_open', 'circuit_half_open', 'circuit_closed'])
+    expect(events.map((e) => e.type).filter((t) => t.startsWith('circuit_'))).toEqual([
+      'circuit_open',
+      'circuit_half_open',
+      'circuit_closed',
+    ])
     expect(await resolver.check(emulator.issueToken('bob'), group(ORG_ID))).toMatchObject({ allowed: true })
   })
 
@@ -292,6 +299,33 @@ describe('circuit breaker in the resolver, against the emulator', () => {
     }
     expect(resolver.stats().circuit).toBe('closed')
     expect(events.some((e) => e.type === 'circuit_open')).toBe(false)
+  })
+
+  it.each([
+    ['an oversized me/groups (a user in thousands of groups)', { kind: 'oversized', bytes: 256 * 1024 }, 'ERR_UPSTREAM_BODY_TOO_LARGE'],
+    ['a body that does not parse', { kind: 'invalid-json' }, 'ERR_UPSTREAM_BODY'],
+    ['a body of the wrong shape', { kind: 'wrong-shape' }, 'ERR_UPSTREAM_BODY'],
+  ] as const)('one token whose answer is %s never opens it for the others', async (_label, fault, code) => {
+    await resolver.close()
+    resolver = createMembershipResolver({
+      baseUrl: emulator.baseUrl,
+      now: () => clock,
+      maxResponseBytes: 64 * 1024,
+      circuitBreaker: { failureThreshold: 3, cooldown: 10_000 },
+      onEvent: (e) => events.push(e),
+    })
+    const mallory = emulator.issueToken('alice')
+    emulator.faults.add(fault, { token: mallory })
+    // Each asks anew: the failure is not cached, so every one is a call to the service.
+    for (let i = 0; i < 10; i++) {
+      await expect(resolver.check(mallory, group(ORG_ID))).rejects.toMatchObject({ code, status: 503 })
+    }
+    expect(emulator.count()).toBe(10)
+    expect(resolver.stats().circuit).toBe('closed')
+    expect(events.some((e) => e.type === 'circuit_open')).toBe(false)
+    // Another user's uncached lookup still goes to the service and is answered.
+    expect(await resolver.check(emulator.issueToken('bob'), group(ORG_ID))).toMatchObject({ allowed: true })
+    expect(emulator.count()).toBe(11)
   })
 
   it('a stale answer within staleIfError is served while it is open', async () => {
