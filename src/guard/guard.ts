@@ -16,6 +16,8 @@ import {
   type ResolverHealth,
 } from '../resolver/index.js'
 import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
+import { rejectUnknownKeys } from '../option-checks.js'
+import { RESOLVER_OPTION_KEYS } from '../resolver/options.js'
 import { extractBearerToken, isWellFormedToken } from '../token.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
@@ -45,6 +47,9 @@ export interface GuardOptions extends MembershipResolverOptions {
    */
   errorHandling?: 'respond' | 'delegate'
 }
+
+/** Every key of {@link GuardOptions}: the guard's own and the resolver's. */
+export const GUARD_OPTION_KEYS: readonly string[] = ['resolver', 'realm', 'retryAfter', 'errorHandling', ...RESOLVER_OPTION_KEYS]
 
 /**
  * The core of every adapter's guard.
@@ -133,6 +138,7 @@ export function createGuardCore(options: GuardOptions): GuardCore {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
   }
+  rejectUnknownKeys('', options, GUARD_OPTION_KEYS)
   const { resolver: given, realm: realmOption, retryAfter: retryOption, errorHandling, ...resolverOptions } = options
   const realm = realmOption ?? 'voot-guard'
   if (typeof realm !== 'string' || realm.length === 0 || realm.length > 256 || CONTROL.test(realm)) {
