@@ -44,6 +44,7 @@ describe('rejectUnknownKeys', () => {
 
   it('suggests the nearest of several near keys, not the first listed', () => {
     expect(() => rejectUnknownKeys('', { maxBytez: 1 }, ['max', 'maxBytes'])).toThrow('(did you mean maxBytes?)')
+    expect(() => rejectUnknownKeys('', { timout: 1 }, ['timeouts', 'timeout'])).toThrow('(did you mean timeout?)')
   })
 })
 
