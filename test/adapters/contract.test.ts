@@ -1,5 +1,5 @@
 /**
- * The HTTP contract of DESIGN.md section 4, row by row, on real servers for every framework
+ * The HTTP contract of docs/http-contract.md, row by row, on real servers for every framework
  * of FRAMEWORKS in test/support/apps.ts, against the emulator on loopback.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
