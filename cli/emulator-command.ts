@@ -5,7 +5,7 @@
  * @module
  */
 import { InvalidArgumentError } from '../src/errors.js'
-import { EMULATOR_DIALECTS, type EmulatorDialect } from '../testing/dialect.js'
+import { EMULATOR_DIALECTS, type EmulatorDialect } from '../testing/group-service/dialect.js'
 import type { Emulator } from '../testing/emulator.js'
 import { integerArgument, parseCommandArguments } from './arguments.js'
 import type { Command } from './command.js'
