@@ -89,8 +89,12 @@ export function rejectUnknownKeys(where: string, options: object, knownKeys: rea
   }
 }
 
-/** The known key `key` most likely misspells: equal but for case, else within two edits. */
-function nearestKey(key: string, knownKeys: readonly string[]): string | undefined {
+/**
+ * The known key `key` most likely misspells (equal but for case, else the nearest within
+ * two edits), or `undefined`: the suggestion of {@link rejectUnknownKeys}, also used for
+ * the demo's flags.
+ */
+export function nearestKey(key: string, knownKeys: readonly string[]): string | undefined {
   const lower = key.toLowerCase()
   let best: string | undefined
   let bestDistance = 3

@@ -108,8 +108,8 @@ describe('startDemo', () => {
     }
   })
 
-  it('prints a CLI line that reaches the same decision as the app', async () => {
-    const line = /^ {2}VOOT_TOKEN=([\w-]+) npx tsx bin\/voot-guard\.ts (check .*)$/m.exec(printed)
+  it('prints a CLI line, in the form a clone runs the CLI with, that reaches the same decision as the app', async () => {
+    const line = /^ {2}VOOT_TOKEN=([\w-]+) npm run cli -- (check .*)$/m.exec(printed)
     expect(line?.[1]).toBe(demo.tokens.bob)
     let stdout = ''
     const code = await runCli((line?.[2] ?? '').split(' '), {
