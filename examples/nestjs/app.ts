@@ -16,8 +16,9 @@ import { Public, RequireGroup, Voot, VootGuard, VootGuardModule, type VootContex
 import { FEIDE_GROUPS, type ExampleGroups } from '../example-groups.js'
 
 /**
- * The app's controllers, their routes asking for the `required` groups (Feide's unless given). The decorators take the group
- * ids when the classes are made, so the classes are made here, once per app.
+ * The app's controllers, their routes asking for the `required` groups (Feide's unless
+ * given). The decorators take the group ids when the classes are made, so the classes are
+ * made here, once per app.
  */
 export function controllersFor(required: ExampleGroups = FEIDE_GROUPS): Type[] {
   @Controller('api')

@@ -22,7 +22,9 @@ afterAll(async () => {
   await demo.close()
 })
 
-async function replay(line: Pick<DemoCurlLine, 'url' | 'headers'>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+async function replay(
+  line: Pick<DemoCurlLine, 'url' | 'headers'>,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const response = await request(line.url, { headers: { ...line.headers } })
   return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
 }

@@ -37,7 +37,11 @@ describe('startDemo options', () => {
     const base = { port: 0, emulatorPort: 0, print: () => {} }
     await expect(startDemo({ ...base, framework: 'rails' as never })).rejects.toThrow(InvalidOptionError)
     await expect(startDemo({ ...base, framework: 'rails' as never })).rejects.toThrow(/framework/)
-    await expect(startDemo({ ...base, dialect: 'surf' as never })).rejects.toThrow(/options\.dialect: must be one of dataporten, openconext/)
-    await expect(startDemo({ ...base, dialekt: 'openconext' } as never)).rejects.toThrow(/options\.dialekt: is not an option \(did you mean dialect\?\)/)
+    await expect(startDemo({ ...base, dialect: 'surf' as never })).rejects.toThrow(
+      /options\.dialect: must be one of dataporten, openconext/,
+    )
+    await expect(startDemo({ ...base, dialekt: 'openconext' } as never)).rejects.toThrow(
+      /options\.dialekt: is not an option \(did you mean dialect\?\)/,
+    )
   })
 })

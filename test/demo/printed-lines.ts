@@ -72,7 +72,10 @@ export async function checkPrintedLines(demo: Demo, printed: string, { shell = f
   // The token table: every user's token is a valid personal token; the fault token fails closed.
   const me = `${demo.appUrl}/api/me`
   for (const [user, token] of Object.entries(demo.tokens)) {
-    expect(lines.some((line) => new RegExp(`^ {2}${user}\\s+${token}\\s`).test(line)), user).toBe(true)
+    expect(
+      lines.some((line) => new RegExp(`^ {2}${user}\\s+${token}\\s`).test(line)),
+      user,
+    ).toBe(true)
     expect(await statusOf(me, { authorization: `Bearer ${token}` }), user).toBe(200)
   }
   expect(printed).toContain(`${demo.faultToken}  `)
