@@ -9,7 +9,7 @@
 import { EMULATOR_DIALECTS } from 'voot-guard/testing'
 import { nearestKey } from '../src/option-checks.js'
 import { DEMO_FRAMEWORKS } from './frameworks.js'
-import type { DemoOptions } from './start.js'
+import type { DemoOptions } from './options.js'
 
 /**
  * One flag of the demo: `--name` alone, or `--name VALUE` / `--name=VALUE` when it has a

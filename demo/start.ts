@@ -13,16 +13,18 @@ import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
 import { DemoUsageError, demoUsage, parseDemoArguments } from './arguments.js'
 import { DEMO_DIALECTS } from './dialects.js'
-import { demoApp, type DemoFramework } from './frameworks.js'
+import { demoApp } from './frameworks.js'
+import type { DemoOptions } from './options.js'
 import { withPortFallback } from '../cli/port-fallback.js'
 import { processStopSignal, untilAborted } from '../cli/stop-signal.js'
 import { InvalidOptionError } from 'voot-guard'
 import { rejectUnknownKeys } from '../src/option-checks.js'
-import { startEmulator, type Emulator, type EmulatorDialect } from 'voot-guard/testing'
+import { startEmulator, type Emulator } from 'voot-guard/testing'
 import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
 import { startDemoSharedTier, type DemoSharedTier } from './shared-tier.js'
 
 export type { DemoCurlLine } from './guide.js'
+export type { DemoOptions } from './options.js'
 
 /**
  * The app's port when free and `port` is not given.
@@ -35,28 +37,6 @@ export const DEMO_EMULATOR_PORT = 4000
 
 /** The demo users listed in the guide, in this order. */
 const DEMO_USERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'] as const
-
-/**
- * Options of {@link startDemo}.
- */
-export interface DemoOptions {
-  /** The app's port. Default {@link DEMO_APP_PORT} (3000), or any free port when it is taken. */
-  port?: number
-  /** The emulator's port. Default {@link DEMO_EMULATOR_PORT} (4000), or any free port when it is taken. */
-  emulatorPort?: number
-  /** The example app to serve: `express` (default), `koa`, `fastify`, `hono`, `fetch` or `nestjs`. */
-  framework?: DemoFramework
-  /** Receives the guide. Default: written to stdout. */
-  print?: (guide: string) => void
-  /** The service the emulator plays (`npm start -- --dialect openconext`). Default `'dataporten'`. */
-  dialect?: EmulatorDialect
-  /**
-   * A shared cache tier on Redis for the app's guard (`npm start -- --redis`): `true` starts
-   * a throwaway redis-server from the PATH, a string is the URL of a running Redis. Default
-   * none.
-   */
-  redis?: true | string
-}
 
 /**
  * A running demo.
