@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import SkipReasonsReporter from './test/support/skip-reasons-reporter.js'
 
 const source = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
 
@@ -26,6 +27,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The default summary, then every skipped test and why (a suite skipped without its
+    // install says which install).
+    reporters: ['default', new SkipReasonsReporter()],
     // Servers in the tests listen on loopback; a generous timeout absorbs a slow CI machine
     // without hiding hangs (every upstream call in the library has its own deadline).
     testTimeout: 20_000,

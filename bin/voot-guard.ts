@@ -6,6 +6,7 @@
  * @module
  */
 import { runCli } from '../cli/index.js'
+import { invocationOf } from '../cli/invocation.js'
 import { processStopSignal } from '../cli/stop-signal.js'
 
 // SIGINT/SIGTERM stop a long-running command (the emulator) cleanly, within 5 s at most.
@@ -15,6 +16,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   signal: stop.signal,
+  invocation: invocationOf(import.meta.url),
 })
 stop.dispose()
 process.exitCode = code

@@ -5,7 +5,8 @@
  * @module
  */
 import { InvalidArgumentError } from '../src/errors.js'
-import { EMULATOR_DIALECTS, type EmulatorDialect } from '../testing/dialect.js'
+import { INSTALLED_INVOCATION } from './invocation.js'
+import { EMULATOR_DIALECTS, type EmulatorDialect } from '../testing/group-service/dialect.js'
 import type { Emulator } from '../testing/emulator.js'
 import { integerArgument, parseCommandArguments } from './arguments.js'
 import type { Command } from './command.js'
@@ -95,7 +96,7 @@ export const emulatorCommand: Command = {
       io.stdout.write(
         json
           ? `${JSON.stringify({ baseUrl: running.baseUrl, authUrl: running.authUrl, dialect: running.dialect, tokens })}\n`
-          : formatStarted(running, tokens, values.data),
+          : formatStarted(running, tokens, values.data, io.invocation ?? INSTALLED_INVOCATION),
       )
       await untilAborted(stopped)
       await emulator.close()
@@ -117,7 +118,12 @@ function dialectArgument(text: string | undefined): EmulatorDialect {
   return dialect
 }
 
-function formatStarted(emulator: Emulator, tokens: Readonly<Record<string, string>>, dataFile: string | undefined): string {
+function formatStarted(
+  emulator: Emulator,
+  tokens: Readonly<Record<string, string>>,
+  dataFile: string | undefined,
+  invocation: string,
+): string {
   const users = emulator.data.users
   const firstGroup = users.flatMap((user) => user.memberships)[0]?.groupId
   return [
@@ -145,8 +151,8 @@ function formatStarted(emulator: Emulator, tokens: Readonly<Record<string, strin
     'Try (emulator tokens are throwaway; keep real ones out of your shell history):',
     `  export VOOT_BASE_URL=${shellQuote(emulator.baseUrl)}`,
     `  export VOOT_TOKEN=${shellQuote(tokens[users[0]?.id ?? ''] ?? '<token>')}`,
-    '  voot-guard groups',
-    ...(firstGroup === undefined ? [] : [`  voot-guard check --group ${printable(shellQuote(firstGroup))}`]),
+    `  ${invocation} groups`,
+    ...(firstGroup === undefined ? [] : [`  ${invocation} check --group ${printable(shellQuote(firstGroup))}`]),
     '',
     'Stop with Ctrl-C.',
     '',

@@ -28,6 +28,11 @@ export interface CliIo {
    * Without it, `emulator` stops on the process's own SIGINT or SIGTERM.
    */
   readonly signal?: AbortSignal
+  /**
+   * How the reader runs this command, for the commands it prints (`npm run cli --` in a
+   * clone, see cli/invocation.ts). Default `npx voot-guard`.
+   */
+  readonly invocation?: string
 }
 
 const REDACTED = '[redacted]'

@@ -5,9 +5,9 @@
  * @module
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
-import { parseArgs } from 'node:util'
 import { getRequestListener } from '@hono/node-server'
 import { InvalidOptionError, type GuardOptions } from 'voot-guard'
+import { FEIDE_GROUPS, type ExampleGroups } from '../examples/example-groups.js'
 import { createApp as createExpressApp } from '../examples/express/app.js'
 import { createApp as createFastifyApp } from '../examples/fastify/app.js'
 import { createHandler as createFetchHandler } from '../examples/fetch/app.js'
@@ -52,12 +52,13 @@ interface NestExample {
   readonly createApp: (
     baseUrl: string,
     options: Pick<GuardOptions, 'sharedCache'>,
+    groups: ExampleGroups,
   ) => Promise<{ init(): Promise<unknown>; getHttpAdapter(): { getInstance(): unknown }; close(): Promise<void> }>
 }
 
 /**
  * The example of `framework` as a request listener, and its name for the guide; `options`
- * go to its guard (the shared tier of `--redis`).
+ * go to its guard (the shared tier of `--redis`); its routes ask for `groups`.
  *
  * @throws {@link InvalidOptionError} for a framework the demo does not know.
  */
@@ -65,6 +66,7 @@ export async function demoApp(
   framework: unknown,
   baseUrl: string,
   options: Pick<GuardOptions, 'sharedCache'> = {},
+  groups: ExampleGroups = FEIDE_GROUPS,
 ): Promise<{ listener: RequestListener; example: string; close?: () => Promise<void> }> {
   if (!DEMO_FRAMEWORKS.includes(framework as DemoFramework)) {
     throw new InvalidOptionError('framework', `must be one of ${DEMO_FRAMEWORKS.join(', ')}`)
@@ -73,36 +75,27 @@ export async function demoApp(
   const example = `the ${LABELS[name]} example (examples/${name}/app.ts)`
   switch (name) {
     case 'express':
-      return { listener: createExpressApp(baseUrl, options), example }
+      return { listener: createExpressApp(baseUrl, options, groups), example }
     case 'koa':
-      return { listener: detached(createKoaApp(baseUrl, options).callback()), example }
+      return { listener: detached(createKoaApp(baseUrl, options, groups).callback()), example }
     case 'fastify': {
-      const app = await createFastifyApp(baseUrl, options)
+      const app = await createFastifyApp(baseUrl, options, groups)
       await app.ready()
       // Fastify's router as a listener of the demo's server (app.listen would start its own).
       return { listener: (req, res) => app.routing(req, res), example }
     }
     case 'hono': {
-      const app = createHonoApp(baseUrl, options)
+      const app = createHonoApp(baseUrl, options, groups)
       return { listener: detached(getRequestListener((request) => app.fetch(request))), example }
     }
     case 'fetch':
-      return { listener: detached(getRequestListener(createFetchHandler(baseUrl, options))), example }
+      return { listener: detached(getRequestListener(createFetchHandler(baseUrl, options, groups))), example }
     case 'nestjs': {
       const { createApp } = (await import(NEST_EXAMPLE)) as NestExample
-      const app = await createApp(baseUrl, options)
+      const app = await createApp(baseUrl, options, groups)
       await app.init()
       // Nest on its Express platform: the Express instance is the listener.
       return { listener: app.getHttpAdapter().getInstance() as RequestListener, example, close: () => app.close() }
     }
   }
-}
-
-/**
- * The `--framework` of the demo's command line (`npm start -- --framework fastify`);
- * `undefined` when not given. Other arguments are left to their own readers.
- */
-export function frameworkArgument(args: readonly string[]): string | undefined {
-  const { values } = parseArgs({ args: [...args], options: { framework: { type: 'string' } }, strict: false, allowPositionals: true })
-  return typeof values.framework === 'string' ? values.framework : undefined
 }

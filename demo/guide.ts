@@ -5,8 +5,10 @@
  *
  * @module
  */
+import { CLONE_INVOCATION } from '../cli/invocation.js'
 import { shellQuote } from '../cli/shell-quote.js'
 import { formatTable } from '../cli/table.js'
+import type { DemoDialect, DemoUserRequest } from './dialects.js'
 
 /**
  * One `curl` line of the guide, with the request it makes as data.
@@ -39,23 +41,8 @@ export interface DemoGuideInput {
   readonly example?: string
   /** The shared tier's Redis (`--redis`), and whether the demo started it. */
   readonly redis?: { readonly url: string; readonly started: boolean }
-}
-
-/** The routes of examples/express/app.ts (and of every other example), as the guide lists them. */
-const ROUTES: readonly (readonly [string, string])[] = [
-  ['GET /api/me', 'any valid personal token; answers with your groups'],
-  ['GET /api/staff', 'employees of example.org: group fc:org:example.org, role admin (on fc:org groups admin = employee)'],
-  ['GET /api/inf1000', 'anyone enrolled in INF1000: group fc:fs:fs:emne:example.org:INF1000:1'],
-]
-
-/** The users of the emulator's built-in data set, in a few words each. */
-const WHO: Readonly<Record<string, string>> = {
-  alice: 'employee of example.org; owner of two ad-hoc groups',
-  bob: 'student: member of the org and of INF1000 (his MAT1100 membership is inactive)',
-  carol: 'teacher of school class 4a/3 (admin on a school group = teacher)',
-  dave: 'dated memberships only: one starts in 2099, one ended in 2020',
-  erin: 'no groups at all',
-  frank: 'pupil in school class 4a/3',
+  /** What the dialect served shows: routes, users, the requests to try. */
+  readonly dialect: DemoDialect
 }
 
 /**
@@ -69,20 +56,22 @@ export function demoCurlLines(input: DemoGuideInput): DemoCurlLine[] {
     const header = token === undefined ? '' : ` -H ${shellQuote(`Authorization: Bearer ${token}`)}`
     return { description, expectedStatus, command: `curl -i${header} ${shellQuote(url)}`, url, headers }
   }
-  const { alice, bob, dave } = input.tokens
+  const { allowed, refused, lesson } = input.dialect
+  const userLine = (request: DemoUserRequest): DemoCurlLine[] => {
+    const token = input.tokens[request.user]
+    return token === undefined ? [] : [line(request.description, request.expectedStatus, request.path, token)]
+  }
   return [
-    ...(alice === undefined ? [] : [line('alice is an employee of example.org: 200', 200, '/api/staff', alice)]),
-    ...(bob === undefined
-      ? []
-      : [line('bob is a student, a member of the org but not an employee: 403 forbidden', 403, '/api/staff', bob)]),
-    line('no token: 401 with a WWW-Authenticate challenge', 401, '/api/staff'),
+    ...userLine(allowed),
+    ...userLine(refused),
+    line('no token: 401 with a WWW-Authenticate challenge', 401, allowed.path),
     line(
       "a token of alice's for which the demo told the emulator to answer 500: the guard fails closed, 503 with Retry-After",
       503,
-      '/api/staff',
+      allowed.path,
       input.faultToken,
     ),
-    ...(dave === undefined ? [] : [line("dave's INF1000 enrolment ended in 2020: 403 forbidden", 403, '/api/inf1000', dave)]),
+    ...userLine(lesson),
   ]
 }
 
@@ -91,10 +80,11 @@ export function demoCurlLines(input: DemoGuideInput): DemoCurlLine[] {
  */
 export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLine[]): string {
   const users = Object.entries(input.tokens)
-  const bob = input.tokens.bob
+  const { routes, who, check } = input.dialect
+  const checkToken = input.tokens[check.user]
   return [
     `voot-guard demo: ${input.example ?? 'the Express example (examples/express/app.ts)'} guarded by voot-guard,`,
-    'asking the built-in emulator of a VOOT group service.',
+    `asking the built-in emulator of a VOOT group service: ${input.dialect.service}.`,
     '',
     `  app        ${input.appUrl}`,
     `  emulator   ${input.baseUrl}   (OAuth/OpenID Connect at ${input.authUrl})`,
@@ -105,13 +95,13 @@ export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLin
         ]),
     '',
     'Routes:',
-    formatTable(['ROUTE', 'ALLOWS'], ROUTES).trimEnd().replace(/^/gm, '  '),
+    formatTable(['ROUTE', 'ALLOWS'], routes).trimEnd().replace(/^/gm, '  '),
     '',
     'Tokens of the demo users (valid 8 hours; new ones at every start):',
     formatTable(
       ['USER', 'TOKEN', 'WHO'],
       [
-        ...users.map(([user, token]) => [user, token, WHO[user] ?? '']),
+        ...users.map(([user, token]) => [user, token, who[user] ?? '']),
         ['(fault)', input.faultToken, "alice's, but the emulator answers 500 for it"],
       ],
     )
@@ -121,11 +111,11 @@ export function demoGuide(input: DemoGuideInput, curlLines: readonly DemoCurlLin
     'Try:',
     ...curlLines.flatMap((line) => [`  # ${line.description}`, `  ${line.command}`]),
     '',
-    ...(bob === undefined
+    ...(checkToken === undefined
       ? []
       : [
-          'The same decision from the command line (exit code 0 allowed, 1 denied, 2 error):',
-          `  VOOT_TOKEN=${shellQuote(bob)} npx tsx bin/voot-guard.ts check --base-url ${shellQuote(input.baseUrl)} --group fc:org:example.org --role admin`,
+          `${check.user}'s decision from the command line (exit code 0 allowed, 1 denied, 2 error):`,
+          `  VOOT_TOKEN=${shellQuote(checkToken)} ${CLONE_INVOCATION} check --base-url ${shellQuote(input.baseUrl)} --group ${shellQuote(check.group)} --role ${shellQuote(check.role)}`,
           '',
         ]),
     ...(input.redis === undefined

@@ -1,24 +1,30 @@
 /**
  * `npm start`: the emulator of a VOOT group service and an example app (Express, or
  * `npm start -- --framework koa|fastify|hono|fetch|nestjs`), started together (with
- * `--redis`, its guard also on a shared cache tier in Redis), with a guide to try them (routes, a token per demo user, `curl` lines for an
- * allow, a 403, a 401 and a 503). Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+ * `--dialect openconext` the emulator plays SURFconext; with `--redis` the guard is also on
+ * a shared cache tier in Redis), with a guide to try them: routes, a token per demo user,
+ * `curl` lines for an allow, a 403, a 401 and a 503, and a decision on the command line.
+ * The flags are read by demo/arguments.ts. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
  *
  * @module
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
-import { parseArgs } from 'node:util'
-import { demoApp, frameworkArgument, type DemoFramework } from './frameworks.js'
+import { DemoUsageError, demoUsage, parseDemoArguments } from './arguments.js'
+import { DEMO_DIALECTS } from './dialects.js'
+import { demoApp } from './frameworks.js'
+import type { DemoOptions } from './options.js'
 import { withPortFallback } from '../cli/port-fallback.js'
 import { processStopSignal, untilAborted } from '../cli/stop-signal.js'
 import { InvalidOptionError } from 'voot-guard'
-import { startEmulator, type Emulator, type EmulatorDialect } from 'voot-guard/testing'
+import { rejectUnknownKeys } from '../src/option-checks.js'
+import { startEmulator, type Emulator } from 'voot-guard/testing'
 import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
 import { startDemoSharedTier, type DemoSharedTier } from './shared-tier.js'
 
 export type { DemoCurlLine } from './guide.js'
+export type { DemoOptions } from './options.js'
 
 /**
  * The app's port when free and `port` is not given.
@@ -31,28 +37,6 @@ export const DEMO_EMULATOR_PORT = 4000
 
 /** The demo users listed in the guide, in this order. */
 const DEMO_USERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'] as const
-
-/**
- * Options of {@link startDemo}.
- */
-export interface DemoOptions {
-  /** The app's port. Default {@link DEMO_APP_PORT} (3000), or any free port when it is taken. */
-  port?: number
-  /** The emulator's port. Default {@link DEMO_EMULATOR_PORT} (4000), or any free port when it is taken. */
-  emulatorPort?: number
-  /** The example app to serve: `express` (default), `koa`, `fastify`, `hono`, `fetch` or `nestjs`. */
-  framework?: DemoFramework
-  /** Receives the guide. Default: written to stdout. */
-  print?: (guide: string) => void
-  /** The service the emulator plays (`npm start -- --dialect openconext`). Default `'dataporten'`. */
-  dialect?: EmulatorDialect
-  /**
-   * A shared cache tier on Redis for the app's guard (`npm start -- --redis`): `true` starts
-   * a throwaway redis-server from the PATH, a string is the URL of a running Redis. Default
-   * none.
-   */
-  redis?: true | string
-}
 
 /**
  * A running demo.
@@ -84,13 +68,19 @@ export interface Demo {
  *   given explicitly is taken.
  */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
+  rejectUnknownKeys('', options, ['port', 'emulatorPort', 'framework', 'print', 'dialect', 'redis'])
   const { port, emulatorPort, framework = 'express', print = (guide: string) => void process.stdout.write(guide) } = options
   checkPort('port', port)
   checkPort('emulatorPort', emulatorPort)
   if (typeof print !== 'function') throw new InvalidOptionError('print', 'must be a function')
 
-  const dialect = options.dialect === undefined ? {} : { dialect: options.dialect }
-  const startOn = (listenOn: number): Promise<Emulator> => startEmulator({ port: listenOn, ...dialect })
+  const dialect = options.dialect ?? 'dataporten'
+  // Checked before anything starts; the emulator names the option too, but after a port is taken.
+  if (!Object.hasOwn(DEMO_DIALECTS, dialect)) {
+    throw new InvalidOptionError('dialect', `must be one of ${Object.keys(DEMO_DIALECTS).join(', ')}`)
+  }
+  const shown = DEMO_DIALECTS[dialect]
+  const startOn = (listenOn: number): Promise<Emulator> => startEmulator({ port: listenOn, dialect })
   if (options.redis !== undefined && options.redis !== true && typeof options.redis !== 'string') {
     throw new InvalidOptionError('redis', 'must be true (start a redis-server) or the URL of a running Redis')
   }
@@ -101,7 +91,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   let closeApp: (() => Promise<void>) | undefined
   try {
     tier = options.redis === undefined ? undefined : await startDemoSharedTier(options.redis)
-    const served = await demoApp(framework, emulator.baseUrl, tier === undefined ? {} : { sharedCache: tier.sharedCache })
+    const served = await demoApp(framework, emulator.baseUrl, tier === undefined ? {} : { sharedCache: tier.sharedCache }, shown.groups)
     example = served.example
     closeApp = served.close
     const app = createServer(served.listener)
@@ -128,6 +118,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     tokens,
     faultToken,
     example,
+    dialect: shown,
     ...(redis === undefined ? {} : { redis }),
   }
   const curlLines = demoCurlLines(input)
@@ -176,30 +167,48 @@ function listen(server: Server, port: number): Promise<void> {
   })
 }
 
+/**
+ * `npm start -- [flags]`: starts the demo until Ctrl-C. Returns the exit code: 0 after a
+ * clean stop or `--help`, 2 for a command line it does not understand (the usage printed
+ * after the message), 1 when the demo could not start.
+ */
+export async function runDemoCommand(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  io: { readonly stdout: { write(text: string): unknown }; readonly stderr: { write(text: string): unknown } },
+  signal: AbortSignal,
+): Promise<number> {
+  let command
+  try {
+    command = parseDemoArguments(args, env)
+  } catch (error) {
+    if (!(error instanceof DemoUsageError)) throw error
+    io.stderr.write(`npm start: ${error.message}\n\n${demoUsage()}`)
+    return 2
+  }
+  if (command.help) {
+    io.stdout.write(demoUsage())
+    return 0
+  }
+  let demo: Demo
+  try {
+    demo = await startDemo({ ...command.options, print: (guide) => void io.stdout.write(guide) })
+  } catch (error) {
+    io.stderr.write(`The demo could not start: ${error instanceof Error ? error.message : String(error)}\n`)
+    return 1
+  }
+  await untilAborted(signal)
+  io.stdout.write('\nStopping the demo...\n')
+  await demo.close()
+  io.stdout.write('Demo stopped.\n')
+  return 0
+}
+
 // `npm start` (tsx demo/start.ts), not an import from a test.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const stop = processStopSignal({ forceExitAfterMs: 5_000 })
   try {
-    // `npm start -- --framework fastify --dialect openconext`; unknown values are refused, naming the option.
-    const { dialect, redis } = parseArgs({
-      options: { dialect: { type: 'string' }, redis: { type: 'boolean' } },
-      strict: false,
-      allowPositionals: true,
-    }).values
-    const framework = frameworkArgument(process.argv.slice(2)) as DemoFramework | undefined
-    const demo = await startDemo({
-      ...(framework === undefined ? {} : { framework }),
-      ...(typeof dialect === 'string' ? { dialect: dialect as EmulatorDialect } : {}),
-      // `--redis`: the Redis at REDIS_URL when set, else a redis-server of the demo's own.
-      ...(redis === true ? { redis: process.env.REDIS_URL ?? true } : {}),
-    })
-    await untilAborted(stop.signal)
-    process.stdout.write('\nStopping the demo...\n')
-    await demo.close()
-    process.stdout.write('Demo stopped.\n')
-  } catch (error) {
-    process.stderr.write(`The demo could not start: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exitCode = 1
+    process.exitCode = await runDemoCommand(process.argv.slice(2), process.env, process, stop.signal)
   } finally {
     stop.dispose()
   }

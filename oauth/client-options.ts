@@ -8,8 +8,7 @@ import type { webcrypto } from 'node:crypto'
 import { importJWK, type CryptoKey, type JWK } from 'jose'
 import type { CryptoKeyPair } from 'openid-client'
 import { InvalidOptionError } from '../src/errors.js'
-import { functionOption, integerOption, objectOption } from '../src/option-checks.js'
-import { refuseUnknownKeys } from '../src/resolver/options.js'
+import { functionOption, integerOption, objectOption, rejectUnknownKeys } from '../src/option-checks.js'
 import type { EndpointOverrides } from './types.js'
 import { endpointProblem } from './endpoint-url.js'
 import { readScopeArgument } from './token-set.js'
@@ -41,7 +40,7 @@ const DPOP_KEY_ALGORITHMS = ['ECDSA', 'RSA-PSS', 'RSASSA-PKCS1-v1_5', 'Ed25519']
 /** Checks the options of {@link createOAuthClient} and fills in the defaults; throws for the first invalid one. */
 export function readClientOptions(options: OAuthClientOptions) {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('', 'must be an object')
-  refuseUnknownKeys('', options, OPTION_KEYS)
+  rejectUnknownKeys('', options, OPTION_KEYS)
   const { authUrl, issuer, clientSecret, privateKey: jwk, tokenEndpointAuthMethod: method, redirectUri } = options
   if ((authUrl === undefined) === (issuer === undefined)) {
     throw new InvalidOptionError(authUrl === undefined ? 'authUrl' : 'issuer', 'give exactly one of authUrl and issuer')

@@ -7,6 +7,7 @@
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel'
 import { metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api'
 import { InvalidOptionError } from '../src/errors.js'
+import { rejectUnknownKeys } from '../src/option-checks.js'
 import { CHANNELS, type AuthorizeContext, type CircuitContext, type ResolveContext, type UpstreamContext } from '../src/tracing-channels.js'
 import { VERSION } from '../src/version.js'
 import { createContextBinding } from './context-binding.js'
@@ -81,6 +82,7 @@ function providerOption(name: string, value: unknown, method: 'getTracer' | 'get
  */
 export function instrumentVootGuard(options: InstrumentVootGuardOptions = {}): VootGuardInstrumentation {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', 'must be an object')
+  rejectUnknownKeys('', options, ['tracerProvider', 'meterProvider'])
   providerOption('tracerProvider', options.tracerProvider, 'getTracer')
   providerOption('meterProvider', options.meterProvider, 'getMeter')
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE, VERSION)

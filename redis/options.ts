@@ -5,7 +5,7 @@
  * @module
  */
 import { InvalidOptionError } from '../src/errors.js'
-import { integerOption, objectOption } from '../src/option-checks.js'
+import { integerOption, objectOption, rejectUnknownKeys } from '../src/option-checks.js'
 import type { RedisClientLike } from './client.js'
 import { redisClientOption } from './connection.js'
 import type { NodeRedisClusterLike, NodeRedisSentinelLike } from './connection.js'
@@ -68,12 +68,17 @@ export interface RedisCacheSettings {
 const MIN_SECRET_BYTES = 32
 /** Fewest distinct byte values in `secret`: rejects 'aaaa…' and other placeholder secrets. */
 const MIN_DISTINCT_BYTES = 8
+/** Every key of {@link RedisCacheOptions}. */
+const OPTION_KEYS: readonly (keyof RedisCacheOptions)[] = [
+  'client', 'secret', 'prefix', 'timeout', 'lockTtl', 'waitTimeout', 'maxGroupsPerToken', 'maxPending', 'maxValueBytes', 'breaker',
+] // prettier-ignore
 
 /**
  * Validates {@link RedisCacheOptions}.
  */
 export function redisCacheSettings(options: RedisCacheOptions): RedisCacheSettings {
   const given = objectOption<RedisCacheOptions>('options', options)
+  rejectUnknownKeys('', given, OPTION_KEYS)
   const client = redisClientOption(given.client)
   const secret = secretOption(given.secret)
   const prefix = prefixOption(given.prefix)
@@ -81,6 +86,7 @@ export function redisCacheSettings(options: RedisCacheOptions): RedisCacheSettin
   const lockTtl = integerOption('lockTtl', given.lockTtl, { fallback: 2_000, min: 10, max: 60_000 })
   const waitTimeout = integerOption('waitTimeout', given.waitTimeout, { fallback: lockTtl, min: 0, max: lockTtl })
   const breaker = objectOption<NonNullable<RedisCacheOptions['breaker']>>('breaker', given.breaker)
+  rejectUnknownKeys('breaker.', breaker, ['failureThreshold', 'cooldown'])
   return {
     client,
     secret,

@@ -70,6 +70,58 @@ export function baseUrlOption(name: string, value: unknown): string {
   return url.href.replace(/\/+$/, '')
 }
 
+/**
+ * Throws {@link InvalidOptionError} for the first own key of `options` that is not in
+ * `knownKeys`, naming it (after `where`, such as `'cache.'`) and suggesting the known key
+ * it most likely misspells: a misspelt option silently ignored is a setting not in force.
+ *
+ * @example
+ * ```ts
+ * rejectUnknownKeys('', { lockTTL: 100 }, ['lockTtl', 'timeout'])
+ * // InvalidOptionError: Invalid option lockTTL: is not an option (did you mean lockTtl?)
+ * ```
+ */
+export function rejectUnknownKeys(where: string, options: object, knownKeys: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (knownKeys.includes(key)) continue
+    const near = nearestKey(key, knownKeys)
+    throw new InvalidOptionError(`${where}${key}`, `is not an option${near === undefined ? '' : ` (did you mean ${near}?)`}`)
+  }
+}
+
+/**
+ * The known key `key` most likely misspells (equal but for case, else the nearest within
+ * two edits), or `undefined`: the suggestion of {@link rejectUnknownKeys}, also used for
+ * the demo's flags.
+ */
+export function nearestKey(key: string, knownKeys: readonly string[]): string | undefined {
+  const lower = key.toLowerCase()
+  let best: string | undefined
+  let bestDistance = 3
+  for (const name of knownKeys) {
+    const d = editDistance(name.toLowerCase(), lower)
+    if (d < bestDistance) {
+      best = name
+      bestDistance = d
+    }
+  }
+  return best
+}
+
+/** Levenshtein distance, for suggestions only (option names are short). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, substitution)
+    }
+    previous = row
+  }
+  return previous[b.length] ?? 0
+}
+
 /** A short, safe description of a value for an error message (never the value of a string). */
 function describe(value: unknown): string {
   if (value === null) return 'null'

@@ -9,17 +9,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { InvalidArgumentError, InvalidOptionError } from '../src/errors.js'
+import { rejectUnknownKeys } from '../src/option-checks.js'
 import { INTERNAL_ERROR, NOT_FOUND, writeAnswer } from './answer.js'
 import { identifyCaller } from './bearer-auth.js'
-import { loadEmulatorData } from './data-file.js'
-import { validateEmulatorData, type EmulatorData } from './data.js'
-import { defaultData } from './default-data.js'
-import { dialectRoutes, type EmulatorDialect } from './dialect.js'
-import { FaultRegistry, type FaultController } from './faults.js'
-import { createGroupService } from './group-service.js'
-import { createOAuthServer, type OAuthServer } from './oauth-server.js'
-import { openConextData } from './openconext-data.js'
-import { createRateLimiter, type RateLimiter } from './rate-limiter.js'
+import { loadEmulatorData } from './data/data-file.js'
+import { validateEmulatorData, type EmulatorData } from './data/data.js'
+import { defaultData } from './data/default-data.js'
+import { dialectRoutes, type EmulatorDialect } from './group-service/dialect.js'
+import { FaultRegistry, type FaultController } from './group-service/faults.js'
+import { createGroupService } from './group-service/group-service.js'
+import { createOAuthServer, type OAuthServer } from './oauth-server/oauth-server.js'
+import { openConextData } from './data/openconext-data.js'
+import { createRateLimiter, type RateLimiter } from './group-service/rate-limiter.js'
 import { RequestLog, type RecordedRequest } from './request-log.js'
 import { TokenStore } from './token-store.js'
 
@@ -53,6 +54,11 @@ export interface EmulatorOptions {
   /** Clock for token expiry, dated memberships, the rate limit and log times. Default `Date.now`. */
   now?: () => number
 }
+
+/** Every key of {@link EmulatorOptions}. */
+const OPTION_KEYS: readonly (keyof EmulatorOptions)[] = ['dialect', 'port', 'host', 'data', 'latency', 'rateLimit', 'now']
+/** Every key of {@link IssueTokenOptions} and {@link IssueClientTokenOptions}. */
+const ISSUE_KEYS: readonly (keyof IssueTokenOptions)[] = ['scopes', 'expiresIn', 'clientId']
 
 /**
  * Options of {@link Emulator.issueToken}.
@@ -156,6 +162,8 @@ const DEFAULT_CLIENT_SCOPES = ['groups']
  * ```
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('(options)', 'must be an object')
+  rejectUnknownKeys('', options, OPTION_KEYS)
   const { port = 0, host = '127.0.0.1', latency = 0, now = Date.now, dialect = 'dataporten' } = options
   // Throws for an unknown dialect, naming the option.
   const routes = dialectRoutes(dialect)
@@ -168,6 +176,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (options.rateLimit !== undefined && (typeof options.rateLimit !== 'object' || options.rateLimit === null)) {
     throw new InvalidOptionError('rateLimit', 'must be an object { limit, windowMs }')
   }
+  if (options.rateLimit !== undefined) rejectUnknownKeys('rateLimit.', options.rateLimit, ['limit', 'windowMs'])
   const limiter: RateLimiter | undefined = options.rateLimit && createRateLimiter({ ...options.rateLimit, now })
   const data = await resolveData(options.data ?? (dialect === 'openconext' ? openConextData : defaultData))
 
@@ -223,6 +232,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     data,
     tokens,
     issueToken(userId, issueOptions = {}) {
+      rejectUnknownKeys('', issueOptions, ISSUE_KEYS)
       if (!data.users.some((user) => user.id === userId)) {
         throw new InvalidArgumentError(`issueToken: unknown user ${JSON.stringify(userId)}`)
       }
@@ -234,6 +244,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       })
     },
     issueClientToken(issueOptions = {}) {
+      rejectUnknownKeys('', issueOptions, ISSUE_KEYS)
       return tokens.issue({
         clientId: issueOptions.clientId ?? defaultClientId(),
         scopes: issueOptions.scopes ?? DEFAULT_CLIENT_SCOPES,

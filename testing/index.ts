@@ -26,18 +26,18 @@ export {
   type EmulatorGroup,
   type EmulatorMembership,
   type EmulatorUser,
-} from './data.js'
-export { loadEmulatorData } from './data-file.js'
-export { defaultData, ADHOC_GROUP_ID, ORG_ID, PUBLIC_ADHOC_GROUP_ID, SCHOOL_GROUP_ID } from './default-data.js'
+} from './data/data.js'
+export { loadEmulatorData } from './data/data-file.js'
+export { defaultData, ADHOC_GROUP_ID, ORG_ID, PUBLIC_ADHOC_GROUP_ID, SCHOOL_GROUP_ID } from './data/default-data.js'
 export {
   openConextData,
   INVITE_GROUP_ID,
   PROJECT_BOARD_GROUP_ID,
   READING_CLUB_GROUP_ID,
   RESEARCH_DATA_GROUP_ID,
-} from './openconext-data.js'
-export { EMULATOR_DIALECTS, type EmulatorDialect } from './dialect.js'
+} from './data/openconext-data.js'
+export { EMULATOR_DIALECTS, type EmulatorDialect } from './group-service/dialect.js'
 export { TokenStore, type TokenIssueRequest, type TokenRecord } from './token-store.js'
-export type { Fault, FaultController, FaultMatch } from './faults.js'
+export type { Fault, FaultController, FaultMatch } from './group-service/faults.js'
 export type { RecordedRequest } from './request-log.js'
-export type { OAuthServer } from './oauth-server.js'
+export type { OAuthServer } from './oauth-server/oauth-server.js'

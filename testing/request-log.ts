@@ -9,7 +9,7 @@
  * @module
  */
 import type { ServerResponse } from 'node:http'
-import { decodePathname } from './group-routes.js'
+import { decodePathname } from './group-service/group-routes.js'
 
 /**
  * One received request.

@@ -3,19 +3,18 @@
  * a new property.
  *
  * Express gives every request its app's request prototype (`Object.setPrototypeOf(req,
- * app.request)`). On the V8 of Node 20 and 22, an object whose prototype was set that way
- * gets a hidden class of its own, so each property added to it afterwards builds a new
- * hidden class: `req.voot = context` measured 4 to 6 µs per request inside a loaded Express
- * 5 server, a third to a half of the guard's whole warm-cache time (V8 13, in Node 24,
- * shares the hidden classes again and the add costs what any property add costs).
+ * app.request)`). On V8 before 13, an object whose prototype was set that way gets a
+ * hidden class of its own, so each property added to it afterwards builds a new hidden
+ * class, and adding `req.voot` would cost a large share of the guard's warm-cache time
+ * (the figures are in BENCHMARKS.md, "Where a guarded Express request's time goes").
  *
  * So `voot` is an accessor on Express's request prototype (`express.request`, which Express
  * documents as the place to add to requests), defined once, and the context itself is kept
  * in a `WeakMap` keyed by the request: no hidden class is built per request, and the entry
  * goes when the request does. Reading `req.voot` through the accessor costs about what the
- * store saved, so a handler that reads it once comes out even (BENCHMARKS.md). Where the prototype is not an Express app's (a plain Node server or
- * another router), or already has a `voot` of someone else's, the context is an own
- * property as before.
+ * store saves, so a handler that reads it once comes out even. Where the prototype is not
+ * an Express app's (a plain Node server or another router), or already has a `voot` of
+ * someone else's, the context is an own property.
  *
  * @module
  */

@@ -4,6 +4,8 @@
  * resolver holds when the server stops.
  *
  *   VOOT_BASE_URL=https://groups-api.dataporten.no/groups bun examples/bun/server.ts
+ *
+ * Listens on http://127.0.0.1:3000 (set PORT for another port).
  */
 import { createMembershipResolver } from 'voot-guard'
 import { createGuard } from 'voot-guard/fetch'

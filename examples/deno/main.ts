@@ -7,6 +7,8 @@
  *
  * Run here from a package.json with voot-guard in node_modules; without one, import from
  * 'npm:voot-guard' and 'npm:voot-guard/fetch'.
+ *
+ * Listens on http://127.0.0.1:8000, Deno's usual port (a second argument names another).
  */
 import { createMembershipResolver } from 'voot-guard'
 import { createGuard } from 'voot-guard/fetch'

@@ -9,6 +9,8 @@
  * Or against a real deployment:
  *   AUTH_URL=https://auth.dataporten.no VOOT_BASE_URL=https://groups-api.dataporten.no/groups \
  *   CLIENT_ID=... CLIENT_SECRET=... SESSION_SECRET=... npx tsx examples/express-login/app.ts
+ *
+ * Listens on http://127.0.0.1:3000 (set PORT for another port).
  */
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'

@@ -3,17 +3,20 @@
  *
  * Run it against the built-in emulator with `npm start`, or on its own:
  *   VOOT_BASE_URL=https://groups-api.example.org/groups npx tsx examples/express/app.ts
+ *
+ * Listens on http://127.0.0.1:3000 (set PORT for another port).
  */
 import express, { type Express } from 'express'
 import { pathToFileURL } from 'node:url'
 import { createGuard, type ExpressGuardOptions } from 'voot-guard/express'
+import { FEIDE_GROUPS, type ExampleGroups } from '../example-groups.js'
 
 /**
  * Builds the app; `baseUrl` is the group service's address WITH its /groups prefix, and
  * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
- * cache tier here).
+ * cache tier here), `groups` the groups the routes ask for (Feide's unless given).
  */
-export function createApp(baseUrl: string, options: Partial<ExpressGuardOptions> = {}): Express {
+export function createApp(baseUrl: string, options: Partial<ExpressGuardOptions> = {}, groups: ExampleGroups = FEIDE_GROUPS): Express {
   // One guard (one resolver, one cache) for the whole app: routes that need different
   // groups still share one `me/groups` call per token.
   const guard = createGuard({ baseUrl, realm: 'voot-guard-example', ...options })
@@ -25,13 +28,13 @@ export function createApp(baseUrl: string, options: Partial<ExpressGuardOptions>
     res.json({ groups: groups.map((g) => ({ id: g.id, role: g.membership.basic })) })
   })
 
-  // Employees of example.org. NB: on fc:org groups `admin` means *employee*, not administrator.
-  app.get('/api/staff', guard.requireGroup('fc:org:example.org', 'admin'), (req, res) => {
+  // Employees of example.org by default. NB: on fc:org groups `admin` means *employee*, not administrator.
+  app.get('/api/staff', guard.requireGroup(groups.staff, groups.staffRole), (req, res) => {
     res.json({ message: 'Hello, colleague', decision: req.voot!.decision })
   })
 
   // Anyone enrolled in INF1000 (any role).
-  app.get('/api/inf1000', guard.requireGroup('fc:fs:fs:emne:example.org:INF1000:1'), (_req, res) => {
+  app.get('/api/inf1000', guard.requireGroup(groups.course), (_req, res) => {
     res.json({ message: 'Welcome to INF1000' })
   })
 

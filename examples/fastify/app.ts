@@ -3,17 +3,24 @@
  * (`app.voot`) and guards as `onRequest` hooks.
  *
  *   VOOT_BASE_URL=https://groups-api.example.org/groups npx tsx examples/fastify/app.ts
+ *
+ * Listens on http://127.0.0.1:3000 (set PORT for another port).
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
 import vootGuard, { type FastifyGuardOptions } from 'voot-guard/fastify'
+import { FEIDE_GROUPS, type ExampleGroups } from '../example-groups.js'
 
 /**
  * Builds the app; `baseUrl` is the group service's address WITH its /groups prefix, and
  * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
- * cache tier here).
+ * cache tier here), `groups` the groups the routes ask for (Feide's unless given).
  */
-export async function createApp(baseUrl: string, options: Partial<FastifyGuardOptions> = {}): Promise<FastifyInstance> {
+export async function createApp(
+  baseUrl: string,
+  options: Partial<FastifyGuardOptions> = {},
+  groups: ExampleGroups = FEIDE_GROUPS,
+): Promise<FastifyInstance> {
   const app = Fastify()
   // One plugin (one resolver, one cache) for the whole app: app.voot holds the guards,
   // and request.voot is null on routes no guard ran on.
@@ -25,13 +32,13 @@ export async function createApp(baseUrl: string, options: Partial<FastifyGuardOp
     return { groups: groups.map((g) => ({ id: g.id, role: g.membership.basic })) }
   })
 
-  // Employees of example.org. NB: on fc:org groups `admin` means *employee*, not administrator.
-  app.get('/api/staff', { onRequest: app.voot.requireGroup('fc:org:example.org', 'admin') }, async (request) => {
+  // Employees of example.org by default. NB: on fc:org groups `admin` means *employee*, not administrator.
+  app.get('/api/staff', { onRequest: app.voot.requireGroup(groups.staff, groups.staffRole) }, async (request) => {
     return { message: 'Hello, colleague', decision: request.voot!.decision }
   })
 
   // Anyone enrolled in INF1000 (any role).
-  app.get('/api/inf1000', { onRequest: app.voot.requireGroup('fc:fs:fs:emne:example.org:INF1000:1') }, async () => {
+  app.get('/api/inf1000', { onRequest: app.voot.requireGroup(groups.course) }, async () => {
     return { message: 'Welcome to INF1000' }
   })
 

@@ -7,19 +7,26 @@
  *     (request, voot, { params }) => Response.json({ reason: voot.decision.reason }))
  *
  *   VOOT_BASE_URL=https://groups-api.example.org/groups npx tsx examples/fetch/app.ts
+ *
+ * Listens on http://127.0.0.1:3000 (set PORT for another port).
  */
 import { serve } from '@hono/node-server'
 import { pathToFileURL } from 'node:url'
 import { createGuard, type FetchGuardOptions } from 'voot-guard/fetch'
+import { FEIDE_GROUPS, type ExampleGroups } from '../example-groups.js'
 
 /**
  * Builds the handler; `baseUrl` is the group service's address WITH its /groups prefix, and
  * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
- * cache tier here).
+ * cache tier here), `groups` the groups the routes ask for (Feide's unless given).
  */
-export function createHandler(baseUrl: string, options: Partial<FetchGuardOptions> = {}): (request: Request) => Promise<Response> {
+export function createHandler(
+  baseUrl: string,
+  options: Partial<FetchGuardOptions> = {},
+  groups: ExampleGroups = FEIDE_GROUPS,
+): (request: Request) => Promise<Response> {
   const guard = createGuard({ baseUrl, realm: 'voot-guard-example', ...options })
-  const staff = guard.requireGroup('fc:org:example.org', 'admin') // admin on fc:org = employee
+  const staff = guard.requireGroup(groups.staff, groups.staffRole) // by default admin on fc:org = employee
 
   const routes: Record<string, (request: Request) => Response | Promise<Response>> = {
     // `protect` wraps a handler: it runs with the VootContext once the guard allows.
@@ -33,9 +40,7 @@ export function createHandler(baseUrl: string, options: Partial<FetchGuardOption
       if (voot instanceof Response) return voot
       return Response.json({ message: 'Hello, colleague', decision: voot.decision })
     },
-    '/api/inf1000': guard.protect(guard.requireGroup('fc:fs:fs:emne:example.org:INF1000:1'), () =>
-      Response.json({ message: 'Welcome to INF1000' }),
-    ),
+    '/api/inf1000': guard.protect(guard.requireGroup(groups.course), () => Response.json({ message: 'Welcome to INF1000' })),
   }
 
   return async (request) => {

@@ -4,18 +4,21 @@
  * runs on Bun, Deno or a worker.
  *
  *   VOOT_BASE_URL=https://groups-api.example.org/groups npx tsx examples/hono/app.ts
+ *
+ * Listens on http://127.0.0.1:3000 (set PORT for another port).
  */
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import { pathToFileURL } from 'node:url'
 import { createGuard, type HonoGuardOptions, type VootEnv } from 'voot-guard/hono'
+import { FEIDE_GROUPS, type ExampleGroups } from '../example-groups.js'
 
 /**
  * Builds the app; `baseUrl` is the group service's address WITH its /groups prefix, and
  * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
- * cache tier here).
+ * cache tier here), `groups` the groups the routes ask for (Feide's unless given).
  */
-export function createApp(baseUrl: string, options: Partial<HonoGuardOptions> = {}): Hono<VootEnv> {
+export function createApp(baseUrl: string, options: Partial<HonoGuardOptions> = {}, groups: ExampleGroups = FEIDE_GROUPS): Hono<VootEnv> {
   const guard = createGuard({ baseUrl, realm: 'voot-guard-example', ...options })
   const app = new Hono<VootEnv>()
 
@@ -25,13 +28,13 @@ export function createApp(baseUrl: string, options: Partial<HonoGuardOptions> = 
     return c.json({ groups: groups.map((g) => ({ id: g.id, role: g.membership.basic })) })
   })
 
-  // Employees of example.org. NB: on fc:org groups `admin` means *employee*, not administrator.
-  app.get('/api/staff', guard.requireGroup('fc:org:example.org', 'admin'), (c) =>
+  // Employees of example.org by default. NB: on fc:org groups `admin` means *employee*, not administrator.
+  app.get('/api/staff', guard.requireGroup(groups.staff, groups.staffRole), (c) =>
     c.json({ message: 'Hello, colleague', decision: c.var.voot.decision }),
   )
 
   // Anyone enrolled in INF1000 (any role).
-  app.get('/api/inf1000', guard.requireGroup('fc:fs:fs:emne:example.org:INF1000:1'), (c) => c.json({ message: 'Welcome to INF1000' }))
+  app.get('/api/inf1000', guard.requireGroup(groups.course), (c) => c.json({ message: 'Welcome to INF1000' }))
 
   return app
 }

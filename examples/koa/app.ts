@@ -2,21 +2,24 @@
  * Koa example: the same routes as the Express example, with Koa's own error handling.
  *
  *   VOOT_BASE_URL=https://groups-api.example.org/groups npx tsx examples/koa/app.ts
+ *
+ * Listens on http://127.0.0.1:3000 (set PORT for another port).
  */
 import Koa from 'koa'
 import { pathToFileURL } from 'node:url'
 import { createGuard, type KoaGuardOptions } from 'voot-guard/koa'
+import { FEIDE_GROUPS, type ExampleGroups } from '../example-groups.js'
 
 /**
  * Builds the app; `baseUrl` is the group service's address WITH its /groups prefix, and
  * `options` any further guard options (the demo's `npm start -- --redis` passes a shared
- * cache tier here).
+ * cache tier here), `groups` the groups the routes ask for (Feide's unless given).
  */
-export function createApp(baseUrl: string, options: Partial<KoaGuardOptions> = {}): Koa {
+export function createApp(baseUrl: string, options: Partial<KoaGuardOptions> = {}, groups: ExampleGroups = FEIDE_GROUPS): Koa {
   const guard = createGuard({ baseUrl, realm: 'voot-guard-example', ...options })
-  const staff = guard.requireGroup('fc:org:example.org', 'admin') // admin on fc:org = employee
+  const staff = guard.requireGroup(groups.staff, groups.staffRole) // by default admin on fc:org = employee
   const me = guard.authenticate()
-  const inf1000 = guard.requireGroup('fc:fs:fs:emne:example.org:INF1000:1') // any role
+  const inf1000 = guard.requireGroup(groups.course) // any role
   const app = new Koa()
 
   // Each route is a plain middleware that runs the guard, then the handler as its `next`.
@@ -48,6 +51,6 @@ export function createApp(baseUrl: string, options: Partial<KoaGuardOptions> = {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const baseUrl = process.env.VOOT_BASE_URL
   if (baseUrl === undefined) throw new Error('Set VOOT_BASE_URL to the group service address (with /groups)')
-  const port = Number(process.env.PORT ?? 3001)
+  const port = Number(process.env.PORT ?? 3000)
   createApp(baseUrl).listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}`))
 }

@@ -1,5 +1,7 @@
 /**
- * A plain service or job (no web framework): decide with `resolver.check`.
+ * A plain service or job (no web framework): decide with `resolver.check`. It listens on
+ * no port; its exit code is the answer: 0 allowed, 1 denied, 2 error (no token, or the
+ * group service failed, so the answer is unknown).
  *
  *   VOOT_BASE_URL=https://groups-api.example.org/groups VOOT_TOKEN=... npx tsx examples/service/check.ts
  *
@@ -28,8 +30,25 @@ export async function mayPublish(baseUrl: string, token: string): Promise<boolea
   }
 }
 
+/** How to run it, printed when VOOT_BASE_URL or VOOT_TOKEN is missing. */
+export const USAGE = `Usage: VOOT_BASE_URL=https://groups-api.example.org/groups VOOT_TOKEN=... npx tsx examples/service/check.ts
+The token is read from VOOT_TOKEN only, never from the command line (shell history).
+Exit code: 0 allowed, 1 denied, 2 error.
+`
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { VOOT_BASE_URL: baseUrl, VOOT_TOKEN: token } = process.env
-  if (baseUrl === undefined || token === undefined) throw new Error('Set VOOT_BASE_URL and VOOT_TOKEN')
-  process.exitCode = (await mayPublish(baseUrl, token)) ? 0 : 1
+  if (baseUrl === undefined || baseUrl === '' || token === undefined || token === '') {
+    process.stderr.write(`Missing ${baseUrl === undefined || baseUrl === '' ? 'VOOT_BASE_URL' : 'VOOT_TOKEN'}.\n${USAGE}`)
+    process.exitCode = 2
+  } else {
+    // An error (already reported above for the group service) is 2, never 1: unknown is not "denied".
+    process.exitCode = await mayPublish(baseUrl, token).then(
+      (allowed) => (allowed ? 0 : 1),
+      (error: unknown) => {
+        if (!(error instanceof UpstreamError)) console.error(error instanceof Error ? error.message : String(error))
+        return 2
+      },
+    )
+  }
 }

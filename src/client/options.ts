@@ -6,7 +6,7 @@
 import type { Dispatcher } from 'undici'
 import { isLoopbackHost } from './loopback-host.js'
 import { InvalidOptionError } from '../errors.js'
-import { baseUrlOption, integerOption } from '../option-checks.js'
+import { baseUrlOption, integerOption, rejectUnknownKeys } from '../option-checks.js'
 import { VERSION } from '../version.js'
 
 /**
@@ -94,6 +94,20 @@ export interface ResolvedGroupsClientOptions {
 // Printable ASCII only: anything else in a header value is an injection or encoding risk.
 const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/
 const MAX_USER_AGENT_LENGTH = 256
+/** Every key of {@link GroupsClientOptions}. */
+const OPTION_KEYS: readonly (keyof GroupsClientOptions)[] = [
+  'baseUrl',
+  'timeout',
+  'maxResponseBytes',
+  'dispatcher',
+  'userAgent',
+  'allowInsecureHttp',
+]
+/**
+ * Feide's group service hosts: they serve the API under `/groups` only, so a `baseUrl`
+ * without it would make every request a 404 from the service, which is a 503 here.
+ */
+const FEIDE_HOSTS = new Set(['groups-api.dataporten.no', 'groups-api.feide.no'])
 
 /**
  * Validates {@link GroupsClientOptions} and fills in the defaults. Throws
@@ -103,6 +117,7 @@ export function resolveGroupsClientOptions(options: GroupsClientOptions): Resolv
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError('baseUrl', 'the options object with a baseUrl is required')
   }
+  rejectUnknownKeys('', options, OPTION_KEYS)
   const { origin, basePath } = parseBaseUrl(options.baseUrl)
   if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
     throw new InvalidOptionError('allowInsecureHttp', 'must be a boolean')
@@ -131,7 +146,14 @@ export function resolveGroupsClientOptions(options: GroupsClientOptions): Resolv
 
 function parseBaseUrl(value: unknown): { origin: string; basePath: string } {
   const url = new URL(baseUrlOption('baseUrl', value))
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') }
+  const basePath = url.pathname.replace(/\/+$/, '')
+  if (FEIDE_HOSTS.has(url.hostname) && basePath !== '/groups' && !basePath.startsWith('/groups/')) {
+    throw new InvalidOptionError(
+      'baseUrl',
+      `${url.hostname} serves the group API under /groups: append /groups (${url.origin}/groups), or every request would fail with 503`,
+    )
+  }
+  return { origin: url.origin, basePath }
 }
 
 function dispatcherOption(value: unknown): Dispatcher | undefined {

@@ -39,7 +39,7 @@ export function parseJson(text: string): unknown {
   let value: unknown
   try {
     // A walk after the parse, not a reviver: a reviver calls back into JavaScript for
-    // every value and measured three times slower on a four-group `me/groups` answer.
+    // every value, which costs several times the walk (BENCHMARKS.md).
     value = JSON.parse(text)
   } catch {
     // The SyntaxError quotes the text, so it is not kept.

@@ -5,7 +5,8 @@
  * @module
  */
 import { InvalidOptionError } from '../errors.js'
-import type { GuardOptions } from './guard.js'
+import { rejectUnknownKeys } from '../option-checks.js'
+import { GUARD_OPTION_KEYS, type GuardOptions } from './guard.js'
 
 /**
  * Checks that `options` is an object (so that `createGuard()` and `createGuard('x')` throw
@@ -22,6 +23,7 @@ export function splitGuardOptions<G>(options: GuardOptions & { getToken?: G }): 
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
   }
+  rejectUnknownKeys('', options, [...GUARD_OPTION_KEYS, 'getToken'])
   const { getToken, ...coreOptions } = options
   return { getToken, coreOptions }
 }

@@ -17,6 +17,8 @@ import {
   type ResolverHealth,
 } from '../resolver/index.js'
 import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
+import { rejectUnknownKeys } from '../option-checks.js'
+import { RESOLVER_OPTION_KEYS } from '../resolver/options.js'
 import { extractBearerToken, isWellFormedToken } from '../token.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
@@ -54,6 +56,9 @@ export interface GuardOptions extends MembershipResolverOptions {
    */
   denials?: 'named' | 'generic'
 }
+
+/** Every key of {@link GuardOptions}: the guard's own and the resolver's. */
+export const GUARD_OPTION_KEYS: readonly string[] = ['resolver', 'realm', 'retryAfter', 'errorHandling', 'denials', ...RESOLVER_OPTION_KEYS]
 
 /**
  * The core of every adapter's guard.
@@ -131,6 +136,7 @@ export function createGuardCore(options: GuardOptions): GuardCore {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
   }
+  rejectUnknownKeys('', options, GUARD_OPTION_KEYS)
   const { resolver: given, realm: realmOption, retryAfter: retryOption, errorHandling, denials, ...resolverOptions } = options
   const realm = realmOption ?? 'voot-guard'
   if (typeof realm !== 'string' || realm.length === 0 || realm.length > 256 || CONTROL.test(realm)) {

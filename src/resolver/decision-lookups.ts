@@ -5,6 +5,7 @@
  * @module
  */
 import type { GroupsClient } from '../client/groups-client.js'
+import { affiliationHint } from '../decision/affiliation-hint.js'
 import { decide, type DecisionLookups } from '../decision/decide.js'
 import type { GroupsIndex } from '../decision/groups-index.js'
 import { InvalidArgumentError } from '../errors.js'
@@ -87,7 +88,7 @@ function checkedGroup(groupId: string, role: string | undefined, roles: readonly
   const requirement = group(groupId, role)
   if (role !== undefined && !roles.includes(role)) {
     // Thrown inside the predicate: the decision is unknown, never allowed.
-    throw new InvalidArgumentError(`Unknown role ${JSON.stringify(role)}`)
+    throw new InvalidArgumentError(`Unknown role ${JSON.stringify(role)}${affiliationHint(role)}`)
   }
   return requirement
 }

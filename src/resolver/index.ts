@@ -10,6 +10,7 @@
  */
 import { createGroupsClient, type GroupsClient } from '../client/groups-client.js'
 import { decide, type DecisionObserver } from '../decision/decide.js'
+import { affiliationHint } from '../decision/affiliation-hint.js'
 import type { Decision } from '../decision/types.js'
 import { InvalidArgumentError, InvalidTokenError, UpstreamError, type UpstreamErrorCode } from '../errors.js'
 import { assertGroupId } from '../group-id.js'
@@ -103,7 +104,9 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     if (!isRequirement(requirement)) throw new InvalidArgumentError('Not a requirement built by voot-guard (use group(), anyOf(), ...)')
     for (const role of rolesOf(requirement)) {
       if (!roles.includes(role))
-        throw new InvalidArgumentError(`Unknown role ${JSON.stringify(role)}: the resolver's roles are ${roles.join(' < ')}`)
+        throw new InvalidArgumentError(
+          `Unknown role ${JSON.stringify(role)}: the resolver's roles are ${roles.join(' < ')}${affiliationHint(role)}`,
+        )
     }
   }
 

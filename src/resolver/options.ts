@@ -10,7 +10,7 @@ import type { GroupsClient } from '../client/groups-client.js'
 import { DEFAULT_TIMEOUT, MAX_TIMEOUT, type GroupsClientOptions } from '../client/options.js'
 import { InvalidOptionError } from '../errors.js'
 import { DEFAULT_ROLES } from '../decision/membership.js'
-import { functionOption, integerOption, objectOption } from '../option-checks.js'
+import { functionOption, integerOption, objectOption, rejectUnknownKeys } from '../option-checks.js'
 import type { SharedCache } from '../shared-cache.js'
 import type { ResolverEvent } from './telemetry.js'
 
@@ -146,6 +146,9 @@ const RESOLVER_KEYS = [
 ] as const
 const CACHE_KEYS = ['max', 'maxBytes', 'ttl', 'negativeTtl', 'staleIfError'] as const
 
+/** Every key of {@link MembershipResolverOptions}: the guard's options are these and its own. */
+export const RESOLVER_OPTION_KEYS: readonly string[] = [...CLIENT_KEYS, ...RESOLVER_KEYS]
+
 /**
  * Validates {@link MembershipResolverOptions} and fills in the defaults. Throws
  * `InvalidOptionError` naming the first invalid or unknown option.
@@ -154,9 +157,9 @@ export function resolveResolverOptions(options: MembershipResolverOptions): Reso
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidOptionError('(options)', 'an options object is required, such as { baseUrl }')
   }
-  refuseUnknownKeys('', options, [...CLIENT_KEYS, ...RESOLVER_KEYS])
+  rejectUnknownKeys('', options, RESOLVER_OPTION_KEYS)
   const cache = objectOption<CacheOptions>('cache', options.cache)
-  refuseUnknownKeys('cache.', cache, CACHE_KEYS)
+  rejectUnknownKeys('cache.', cache, CACHE_KEYS)
   return {
     max: integerOption('cache.max', cache.max, { fallback: 10_000, min: 1, max: 10_000_000 }),
     maxBytes: integerOption('cache.maxBytes', cache.maxBytes, { fallback: 64 << 20, min: 1 << 16, max: 2 ** 40 }),
@@ -222,30 +225,4 @@ function loggerOption(value: unknown): ResolverLogger | undefined {
     throw new InvalidOptionError('logger', 'must have a warn(message) method, such as console or a pino logger')
   }
   return value as ResolverLogger
-}
-
-/**
- * Throws `InvalidOptionError` for the first own key of `value` not in `known`, suggesting
- * the known key it most likely misspells.
- */
-export function refuseUnknownKeys(path: string, value: object, known: readonly string[]): void {
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue
-    const near = known.find((name) => distance(name.toLowerCase(), key.toLowerCase()) <= 2)
-    throw new InvalidOptionError(`${path}${key}`, `is not an option${near === undefined ? '' : ` (did you mean ${near}?)`}`)
-  }
-}
-
-/** Edit distance, for suggestions only (option names are short). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
-      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, substitution)
-    }
-    previous = row
-  }
-  return previous[b.length] ?? 0
 }

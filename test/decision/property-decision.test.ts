@@ -1,7 +1,7 @@
 /**
  * Property: on random membership sets, random partial `me/groups` lists, random upstream
  * failures and random requirement trees, `resolver.check` agrees with a small reference
- * model of the decision rules of DESIGN.md (three outcomes: allowed, denied, unknown), on
+ * model of the decision rules of docs/decisions.md (three outcomes: allowed, denied, unknown), on
  * a cold cache and again on a warm one; and the synchronous warm path never disagrees.
  */
 import fc from 'fast-check'
@@ -106,7 +106,7 @@ function build(s: Spec): Requirement {
   }
 }
 
-// ---- The reference model, written from DESIGN.md, independent of src/ ----
+// ---- The reference model, written from docs/decisions.md, independent of src/ ----
 
 type Outcome = 'allowed' | 'denied' | 'unknown'
 

@@ -22,7 +22,9 @@ afterAll(async () => {
   await demo.close()
 })
 
-async function replay(line: Pick<DemoCurlLine, 'url' | 'headers'>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+async function replay(
+  line: Pick<DemoCurlLine, 'url' | 'headers'>,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const response = await request(line.url, { headers: { ...line.headers } })
   return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
 }
@@ -108,8 +110,8 @@ describe('startDemo', () => {
     }
   })
 
-  it('prints a CLI line that reaches the same decision as the app', async () => {
-    const line = /^ {2}VOOT_TOKEN=([\w-]+) npx tsx bin\/voot-guard\.ts (check .*)$/m.exec(printed)
+  it('prints a CLI line, in the form a clone runs the CLI with, that reaches the same decision as the app', async () => {
+    const line = /^ {2}VOOT_TOKEN=([\w-]+) npm run cli -- (check .*)$/m.exec(printed)
     expect(line?.[1]).toBe(demo.tokens.bob)
     let stdout = ''
     const code = await runCli((line?.[2] ?? '').split(' '), {

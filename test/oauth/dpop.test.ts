@@ -8,10 +8,11 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type GenerateKeyPairResult } from 'jose'
-import Provider from 'oidc-provider'
+import type Provider from 'oidc-provider'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { InvalidOptionError } from '../../src/errors.js'
 import { createOAuthClient, OAuthError, type OAuthClient, type TokenSet } from '../../oauth/index.js'
+import { createProvider } from '../support/oidc-provider.js'
 
 const REDIRECT = 'https://app.example.org/callback'
 const SECRET = 'dpop-client-secret-0123456789'
@@ -41,7 +42,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const signing = await generateKeyPair('RS256', { extractable: true })
-  provider = new Provider(issuer, {
+  provider = await createProvider(issuer, {
     clients: [
       {
         client_id: 'dpop-client',

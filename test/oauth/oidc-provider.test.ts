@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { inspect } from 'node:util'
 import { exportJWK, generateKeyPair, type JWK } from 'jose'
-import Provider, { type ClientMetadata } from 'oidc-provider'
+import type { ClientMetadata, default as Provider } from 'oidc-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InvalidArgumentError } from '../../src/errors.js'
 import {
@@ -22,6 +22,7 @@ import {
   type OAuthClient,
   type OAuthClientOptions,
 } from '../../oauth/index.js'
+import { createProvider } from '../support/oidc-provider.js'
 
 const REDIRECT = 'https://app.example.org/callback'
 const SECRET = 'basic-client-secret-0123456789'
@@ -78,7 +79,7 @@ async function startOp(clientKeys: { rsa: JWK; ec: JWK; ed: JWK }, requirePar: b
     response_types: ['code'],
     require_auth_time: true,
   }
-  const provider = new Provider(issuer, {
+  const provider = await createProvider(issuer, {
     clients: [
       { ...common, client_id: 'basic-client', client_secret: SECRET, token_endpoint_auth_method: 'client_secret_basic' },
       { ...common, client_id: 'rsa-client', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [clientKeys.rsa] } },

@@ -3,7 +3,7 @@
  */
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { request } from 'undici'
 import { startEmulator, type Emulator } from 'voot-guard/testing'
 import { createApp as createExpressApp } from '../../examples/express/app.js'
@@ -82,7 +82,6 @@ describe.each([
     expect(await status(`${url}/api/inf1000`, emulator.issueToken('bob'))).toBe(200)
     expect(await status(`${url}/api/inf1000`, emulator.issueToken('alice'))).toBe(403)
   })
-
 })
 
 describe('examples/nestjs, its own rules', () => {
@@ -100,11 +99,21 @@ describe('examples/nestjs, its own rules', () => {
 })
 
 describe('examples/service', () => {
-  it('decides with resolver.check', async () => {
-    expect(await mayPublish(emulator.baseUrl, emulator.issueToken('alice'))).toBe(true)
-    expect(await mayPublish(emulator.baseUrl, emulator.issueToken('bob'))).toBe(false)
-    const token = emulator.issueToken('alice')
-    emulator.faults.add({ kind: 'status', status: 502 }, { token })
-    await expect(mayPublish(emulator.baseUrl, token)).rejects.toMatchObject({ code: 'ERR_UPSTREAM_STATUS' })
+  it('decides with resolver.check, and says so on the console', async () => {
+    // What the example prints is caught and checked here, not left in the run's output.
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      expect(await mayPublish(emulator.baseUrl, emulator.issueToken('alice'))).toBe(true)
+      expect(await mayPublish(emulator.baseUrl, emulator.issueToken('bob'))).toBe(false)
+      const token = emulator.issueToken('alice')
+      emulator.faults.add({ kind: 'status', status: 502 }, { token })
+      await expect(mayPublish(emulator.baseUrl, token)).rejects.toMatchObject({ code: 'ERR_UPSTREAM_STATUS' })
+      expect(log.mock.calls).toEqual([['allowed'], ['denied: no_alternative']])
+      expect(error.mock.calls).toEqual([['group service unavailable (ERR_UPSTREAM_STATUS)']])
+    } finally {
+      log.mockRestore()
+      error.mockRestore()
+    }
   })
 })

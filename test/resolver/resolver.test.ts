@@ -464,14 +464,20 @@ describe('events and secrecy', () => {
     expect(await loud.check('alice-token', group(ORG))).toMatchObject({ allowed: true })
   })
 
-  it('no error carries the token', async () => {
+  it('no error carries the token, nor the warning a redirect gives', async () => {
+    // The warning is caught here, not printed by process.emitWarning.
+    const warnings: string[] = []
+    const warned = make({ logger: { warn: (message) => void warnings.push(message) } })
     for (const reply of [{ status: 500 }, { status: 200, body: 'nope' }, { status: 302, headers: { location: 'https://evil.test/' } }]) {
       upstream.override = () => reply
-      const error = await resolver.check('alice-token', group(ORG)).catch((e: unknown) => e)
+      const error = await warned.check('alice-token', group(ORG)).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(UpstreamError)
       const err = error as Error
       expect(`${err.message} ${err.stack} ${JSON.stringify(err)} ${String(err.cause)}`).not.toContain('alice-token')
     }
+    expect(warnings).toEqual([expect.stringContaining('answered with a redirect (302)')])
+    expect(warnings.join(' ')).not.toContain('alice-token')
+    await warned.close()
   })
 })
 

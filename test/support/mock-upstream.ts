@@ -1,7 +1,7 @@
 /**
  * An in-memory group service behind an undici MockAgent, for core tests that are about
- * response semantics (DESIGN.md section 5). Timing and HTTP behaviour are tested against
- * real servers (the emulator) instead.
+ * response semantics only. Timing and HTTP behaviour are tested against real servers (the
+ * emulator) instead.
  */
 import { MockAgent } from 'undici'
 import type { Membership } from '../../src/types.js'

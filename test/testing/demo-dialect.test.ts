@@ -1,8 +1,8 @@
 /**
  * `npm start` with the emulator's OpenConext dialect (`startDemo({ dialect })`, which the
  * `--dialect` argument sets): the Express example asks an OpenConext-style service at the
- * root. The example's guarded routes name Dataporten groups, so only `/api/me` (any valid
- * token) is checked here.
+ * root, for its URN groups. Every line of that guide is checked, for each framework, in
+ * test/demo/frameworks.test.ts; here, what the emulator answers the app.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemo, type Demo } from '../../demo/start.js'

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultData, type EmulatorData } from '../../testing/index.js'
-import { createOAuthServer, type OAuthServer } from '../../testing/oauth-server.js'
+import { createOAuthServer, type OAuthServer } from '../../testing/oauth-server/oauth-server.js'
 import { TokenStore } from '../../testing/token-store.js'
 
 interface Provider {

@@ -6,6 +6,8 @@
  * because a Worker's variables arrive with the request.
  *
  *   npx wrangler dev            (from examples/workers-hono)
+ *
+ * `wrangler dev` serves it on http://localhost:8787, its default (`--port` for another).
  */
 import { Hono } from 'hono'
 import { createGuard, type VootEnv } from 'voot-guard/hono'

@@ -18,7 +18,7 @@
  * @module
  */
 import { InvalidOptionError, UpstreamError } from '../../errors.js'
-import { integerOption, objectOption } from '../../option-checks.js'
+import { integerOption, objectOption, rejectUnknownKeys } from '../../option-checks.js'
 
 /**
  * Options of the circuit breaker (the resolver's `circuitBreaker` option).
@@ -109,11 +109,7 @@ export function circuitBreakerOption(value: unknown): Required<CircuitBreakerOpt
     throw new InvalidOptionError('circuitBreaker', 'must be true, false or an object { failureThreshold, cooldown }')
   }
   const options = objectOption<CircuitBreakerOptions>('circuitBreaker', value)
-  for (const key of Object.keys(options)) {
-    if (key !== 'failureThreshold' && key !== 'cooldown') {
-      throw new InvalidOptionError(`circuitBreaker.${key}`, 'is not an option of the circuit breaker')
-    }
-  }
+  rejectUnknownKeys('circuitBreaker.', options, ['failureThreshold', 'cooldown'])
   return {
     failureThreshold: integerOption('circuitBreaker.failureThreshold', options.failureThreshold, {
       fallback: DEFAULT_FAILURE_THRESHOLD,

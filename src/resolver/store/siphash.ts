@@ -7,10 +7,10 @@
  *
  * Written here, in 32-bit halves, because JavaScript has no 64-bit integers short of
  * `BigInt` (which allocates), and the packaged implementations allocate objects in every
- * 64-bit operation and cost several times `node:crypto`'s SHA-256. For a short token this
- * one costs about what that native call does in a tight loop, and half or less with the
- * cold caches of a server between two requests (BENCHMARKS.md). Checked against the
- * reference implementation's 64 test vectors (`test/resolver/store/siphash.test.ts`).
+ * 64-bit operation and cost several times `node:crypto`'s SHA-256, while this one, for a
+ * short token, is no dearer than that native call (the figures are in BENCHMARKS.md).
+ * Checked against the reference implementation's 64 test vectors
+ * (`test/resolver/store/siphash.test.ts`).
  *
  * @module
  */

@@ -5,12 +5,11 @@
  *
  * Why two: per request this is the most expensive step of a warm decision. For the short
  * opaque tokens most group services issue (a UUID, 32 to 64 characters), SipHash in
- * JavaScript costs about what one native SHA-256 call does in a tight loop, and a third to
- * a half of it inside a server, where the native call's code and OpenSSL's state have left
- * the CPU caches between two requests; off Node it replaces a SHA-256 (in JavaScript, or
- * Deno's and workerd's native one) that costs five to ten times more. For a long token (a JWT of a kilobyte) SipHash in JavaScript is
- * the slower one, so SHA-256 stays. The argument that either is a sound cache key is in
- * SECURITY.md; the measurements are in BENCHMARKS.md.
+ * JavaScript is no dearer than one native SHA-256 call, and cheaper inside a server, where
+ * the native call's code and OpenSSL's state leave the CPU caches between two requests;
+ * off Node it replaces a SHA-256 that costs several times more. For a long token (a JWT of
+ * a kilobyte) SipHash in JavaScript is the slower one, so SHA-256 stays. The argument that
+ * either is a sound cache key is in SECURITY.md; the measurements are in BENCHMARKS.md.
  *
  * @module
  */

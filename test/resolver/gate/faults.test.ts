@@ -34,6 +34,8 @@ interface App {
   url: string
   handlerCalls: number
   events: ResolverEvent[]
+  /** The misconfiguration warnings, caught here rather than printed by process.emitWarning. */
+  warnings: string[]
   stats(): { size: number; upstreamCalls: number; retries: number }
   advance(ms: number): void
   close(): Promise<void>
@@ -48,12 +50,14 @@ async function listen(server: Server): Promise<string> {
 async function startApp(baseUrl: string): Promise<App> {
   let clock = Date.now()
   const events: ResolverEvent[] = []
+  const warnings: string[] = []
   const guard = createGuard({
     baseUrl,
     timeout: TIMEOUT,
     maxResponseBytes: MAX_BYTES,
     now: () => clock,
     onEvent: (event) => events.push(event),
+    logger: { warn: (message) => warnings.push(message) },
   })
   const state = { handlerCalls: 0 }
   const app = express()
@@ -69,6 +73,7 @@ async function startApp(baseUrl: string): Promise<App> {
       return state.handlerCalls
     },
     events,
+    warnings,
     stats: () => guard.resolver.stats(),
     advance: (ms) => {
       clock += ms
@@ -95,6 +100,8 @@ interface Row {
   attempts: number
   /** Expected `Retry-After` of the 503, when the fault dictates it. */
   retryAfter?: string
+  /** The misconfiguration warning the fault gives (a redirect or a web page says baseUrl is wrong). */
+  warns?: RegExp
 }
 
 // Each fault stays on (no `times`), so a retry meets it again.
@@ -114,11 +121,16 @@ const ROWS: Row[] = [
     attempts: 1,
     retryAfter: '3',
   },
-  { name: 'a 302 redirect', fault: { kind: 'redirect', location: '/v1/groups/me/groups' }, attempts: 1 },
-  { name: 'a 307 redirect', fault: { kind: 'redirect', location: '/v1/groups/me/groups', status: 307 }, attempts: 1 },
+  { name: 'a 302 redirect', fault: { kind: 'redirect', location: '/v1/groups/me/groups' }, attempts: 1, warns: /a redirect \(302\)/ },
+  {
+    name: 'a 307 redirect',
+    fault: { kind: 'redirect', location: '/v1/groups/me/groups', status: 307 },
+    attempts: 1,
+    warns: /a redirect \(307\)/,
+  },
   { name: 'invalid JSON', fault: { kind: 'invalid-json' }, attempts: 1 },
   { name: 'JSON of the wrong shape', fault: { kind: 'wrong-shape' }, attempts: 1 },
-  { name: 'a non-JSON maintenance page', fault: { kind: 'non-json' }, attempts: 1 },
+  { name: 'a non-JSON maintenance page', fault: { kind: 'non-json' }, attempts: 1, warns: /something that is not JSON/ },
   { name: 'an oversized body', fault: { kind: 'oversized', bytes: 4 * MAX_BYTES }, attempts: 1 },
 ]
 
@@ -152,6 +164,7 @@ describe.each(ENDPOINTS)('fault matrix on $endpoint', ({ endpoint, path, cachedA
       expect(app.stats().size).toBe(cachedAfterFailure)
       expect(app.stats().retries).toBe(row.attempts - 1)
       expect(JSON.stringify(app.events)).not.toContain(token)
+      expect(app.warnings).toEqual(row.warns === undefined ? [] : [expect.stringMatching(row.warns)])
 
       // Nothing of the failure was cached: once the fault is gone (and a Retry-After has
       // passed), the next request asks the service again and is allowed.

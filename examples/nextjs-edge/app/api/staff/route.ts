@@ -5,6 +5,8 @@
  * its cache is shared by the requests one edge instance serves.
  *
  *   VOOT_BASE_URL=https://groups-api.dataporten.no/groups   (in .env.local)
+ *
+ * `next dev` serves it on http://localhost:3000/api/staff, Next.js's default port.
  */
 import { createGuard } from 'voot-guard/fetch'
 

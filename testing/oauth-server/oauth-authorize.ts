@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { Answer } from './answer.js'
+import type { Answer } from '../answer.js'
 import {
   CODE_LIFETIME,
   PENDING_LIFETIME,

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import type { Answer } from './answer.js'
-import type { EmulatorGroup } from './data.js'
-import { parseLogo } from './logo-data-url.js'
+import type { Answer } from '../answer.js'
+import type { EmulatorGroup } from '../data/data.js'
+import { parseLogo } from '../data/logo-data-url.js'
 
-export { parseLogo, type GroupLogo } from './logo-data-url.js'
+export { parseLogo, type GroupLogo } from '../data/logo-data-url.js'
 
 /**
  * The answer to `groups/{groupid}/logo` for a visible group: the image with its content

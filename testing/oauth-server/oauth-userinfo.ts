@@ -10,8 +10,8 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http'
-import { jsonAnswer, type Answer } from './answer.js'
-import { REALM, identifyCaller } from './bearer-auth.js'
+import { jsonAnswer, type Answer } from '../answer.js'
+import { REALM, identifyCaller } from '../bearer-auth.js'
 import type { OAuthContext } from './oauth-context.js'
 
 /** The paths of the userinfo endpoints. */

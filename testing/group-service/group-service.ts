@@ -7,15 +7,15 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { writeAnswer } from './answer.js'
-import { identifyCaller } from './bearer-auth.js'
-import type { EmulatorData } from './data.js'
+import { writeAnswer } from '../answer.js'
+import { identifyCaller } from '../bearer-auth.js'
+import type { EmulatorData } from '../data/data.js'
 import type { DialectRoutes } from './dialect-routes.js'
 import { pause, replacementAnswer, resetConnection, writeOversized, writeSlowly, writeTruncated, wrongShape } from './fault-answers.js'
 import type { FaultRegistry } from './faults.js'
 import { decodePathname } from './group-routes.js'
 import type { RateLimiter } from './rate-limiter.js'
-import type { TokenStore } from './token-store.js'
+import type { TokenStore } from '../token-store.js'
 
 /**
  * Options of {@link createGroupService}.

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { InvalidArgumentError } from '../src/errors.js'
-import { assertGroupId } from '../src/group-id.js'
-import type { GroupType, Membership, Translatable } from '../src/types.js'
+import { InvalidArgumentError } from '../../src/errors.js'
+import { assertGroupId } from '../../src/group-id.js'
+import type { GroupType, Membership, Translatable } from '../../src/types.js'
 import { parseLogo } from './logo-data-url.js'
 
 /**

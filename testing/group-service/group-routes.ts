@@ -7,10 +7,10 @@
  *
  * @module
  */
-import type { Membership } from '../src/types.js'
-import { jsonAnswer, messageAnswer, NOT_FOUND, type Answer } from './answer.js'
-import { challenge, type Caller } from './bearer-auth.js'
-import type { EmulatorData, EmulatorGroup } from './data.js'
+import type { Membership } from '../../src/types.js'
+import { jsonAnswer, messageAnswer, NOT_FOUND, type Answer } from '../answer.js'
+import { challenge, type Caller } from '../bearer-auth.js'
+import type { EmulatorData, EmulatorGroup } from '../data/data.js'
 import { logoAnswer, servedGroup } from './group-logo.js'
 import { isActiveMembership, meAccess, ownMemberships, type OwnMembership } from './visibility.js'
 

@@ -11,7 +11,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { answerBytes, JSON_CONTENT_TYPE, jsonAnswer, type Answer } from './answer.js'
+import { answerBytes, JSON_CONTENT_TYPE, jsonAnswer, type Answer } from '../answer.js'
 import type { Fault } from './faults.js'
 
 /**

@@ -16,14 +16,14 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { INTERNAL_ERROR, jsonAnswer, writeAnswer, type Answer } from './answer.js'
-import type { EmulatorData } from './data.js'
+import { INTERNAL_ERROR, jsonAnswer, writeAnswer, type Answer } from '../answer.js'
+import type { EmulatorData } from '../data/data.js'
 import { AUTHORIZATION_PATH, authorize } from './oauth-authorize.js'
 import type { OAuthContext } from './oauth-context.js'
 import { createSigningKeys } from './oauth-keys.js'
 import { TOKEN_PATH, token } from './oauth-token.js'
 import { USERINFO_PATHS, userinfo } from './oauth-userinfo.js'
-import type { TokenStore } from './token-store.js'
+import type { TokenStore } from '../token-store.js'
 
 /**
  * The path of the JWKS.

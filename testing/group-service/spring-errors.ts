@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { jsonAnswer, type Answer } from './answer.js'
+import { jsonAnswer, type Answer } from '../answer.js'
 
 /**
  * The content type of Spring MVC's JSON answers (Jackson): no charset parameter.

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { Answer } from './answer.js'
-import type { Caller } from './bearer-auth.js'
-import type { EmulatorData } from './data.js'
+import type { Answer } from '../answer.js'
+import type { Caller } from '../bearer-auth.js'
+import type { EmulatorData } from '../data/data.js'
 
 /**
  * Everything a dialect needs to answer one request on a matched route.

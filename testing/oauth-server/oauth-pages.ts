@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Answer } from './answer.js'
+import type { Answer } from '../answer.js'
 
 /** What the consent page shows. */
 export interface ConsentPage {

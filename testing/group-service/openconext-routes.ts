@@ -11,12 +11,12 @@
  *
  * @module
  */
-import { jsonAnswer, type Answer } from './answer.js'
-import type { EmulatorData, EmulatorUser } from './data.js'
+import { jsonAnswer, type Answer } from '../answer.js'
+import type { EmulatorData, EmulatorUser } from '../data/data.js'
 import type { DialectRoutes, MatchedRoute, ServiceRequest } from './dialect-routes.js'
 import { decodeSegments } from './group-routes.js'
 import { bearerRefusal, SPRING_JSON_CONTENT_TYPE, springError } from './spring-errors.js'
-import type { TokenRecord } from './token-store.js'
+import type { TokenRecord } from '../token-store.js'
 import { isActiveMembership, ownMemberships, userMemberships, type OwnMembership } from './visibility.js'
 
 /** OpenConext's `UrnUtils.GROUP_PATTERN`: a fully qualified group name. */

@@ -5,9 +5,9 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import type { EmulatorClient, EmulatorData } from './data.js'
+import type { EmulatorClient, EmulatorData } from '../data/data.js'
 import type { SigningKeys } from './oauth-keys.js'
-import type { TokenStore } from './token-store.js'
+import type { TokenStore } from '../token-store.js'
 
 /** An authorization request waiting for the person's decision on the consent page. */
 export interface PendingRequest {

@@ -16,8 +16,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { jsonAnswer, type Answer } from './answer.js'
-import type { EmulatorClient } from './data.js'
+import { jsonAnswer, type Answer } from '../answer.js'
+import type { EmulatorClient } from '../data/data.js'
 import { ID_TOKEN_LIFETIME, digest, findClient, grantScopes, type OAuthContext } from './oauth-context.js'
 import { readForm } from './oauth-form.js'
 

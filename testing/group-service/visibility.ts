@@ -9,9 +9,9 @@
  *
  * @module
  */
-import type { Membership } from '../src/types.js'
-import type { EmulatorData, EmulatorGroup, EmulatorUser } from './data.js'
-import type { TokenRecord } from './token-store.js'
+import type { Membership } from '../../src/types.js'
+import type { EmulatorData, EmulatorGroup, EmulatorUser } from '../data/data.js'
+import type { TokenRecord } from '../token-store.js'
 
 /**
  * A membership together with its group.

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { InvalidOptionError } from '../src/errors.js'
-import { NOT_FOUND } from './answer.js'
+import { InvalidOptionError } from '../../src/errors.js'
+import { NOT_FOUND } from '../answer.js'
 import { answerGroupRequest, isGroupServicePath, LIST_ROUTES, matchGroupRoute } from './group-routes.js'
 import type { DialectRoutes } from './dialect-routes.js'
 import { openConextRoutes } from './openconext-routes.js'
