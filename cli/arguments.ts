@@ -6,7 +6,7 @@
  * @module
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { InvalidArgumentError } from '../src/errors.js'
+import { InvalidArgumentError } from '../src/index.js'
 
 /**
  * The options of one command, in `parseArgs` form.

@@ -4,12 +4,8 @@
  *
  * @module
  */
-import { DEFAULT_TIMEOUT } from '../src/client/options.js'
-import type { Decision, DecisionReason } from '../src/decision/types.js'
-import { InvalidArgumentError } from '../src/errors.js'
-import { DEFAULT_ROLES } from '../src/decision/membership.js'
-import { group } from '../src/decision/requirements.js'
-import { createMembershipResolver } from '../src/resolver/index.js'
+import { DEFAULT_TIMEOUT } from '../src/adapter-kit.js'
+import { createMembershipResolver, type Decision, type DecisionReason, DEFAULT_ROLES, group, InvalidArgumentError } from '../src/index.js'
 import type { Command } from './command.js'
 import { formatExplanation } from './explain-tree.js'
 import { EXIT_DENIED, EXIT_OK } from './exit-codes.js'

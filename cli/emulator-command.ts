@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { InvalidArgumentError } from '../src/errors.js'
+import { InvalidArgumentError } from '../src/index.js'
 import { INSTALLED_INVOCATION } from './invocation.js'
 import { EMULATOR_DIALECTS, type EmulatorDialect } from '../testing/group-service/dialect.js'
 import type { Emulator } from '../testing/emulator.js'

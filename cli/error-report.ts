@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { misconfigurationHint } from '../src/resolver/misconfiguration.js'
+import { misconfigurationHint } from '../src/adapter-kit.js'
 import {
   AbortedError,
   InsufficientScopeError,
@@ -14,7 +14,7 @@ import {
   InvalidTokenError,
   UpstreamError,
   VootError,
-} from '../src/errors.js'
+} from '../src/index.js'
 import { EXIT_ERROR } from './exit-codes.js'
 import type { CliIo } from './io.js'
 import { printable } from './terminal-text.js'

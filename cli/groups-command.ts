@@ -4,11 +4,8 @@
  *
  * @module
  */
-import { createGroupsClient } from '../src/client/groups-client.js'
-import { DEFAULT_TIMEOUT } from '../src/client/options.js'
-import { isActiveAt } from '../src/decision/membership.js'
-import { localize } from '../src/client/translatable.js'
-import type { GroupWithMembership } from '../src/types.js'
+import { createGroupsClient, type GroupWithMembership, isActiveAt, localize } from '../src/index.js'
+import { DEFAULT_TIMEOUT } from '../src/adapter-kit.js'
 import type { Command } from './command.js'
 import { EXIT_OK } from './exit-codes.js'
 import { formatTable } from './table.js'

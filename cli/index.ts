@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { VERSION } from '../src/version.js'
+import { VERSION } from '../src/index.js'
 import { hasTokenFlag, TOKEN_FROM_ENVIRONMENT } from './arguments.js'
 import { checkCommand } from './check-command.js'
 import type { Command } from './command.js'

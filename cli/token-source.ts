@@ -3,8 +3,7 @@
  *
  * @module
  */
-import { InvalidArgumentError } from '../src/errors.js'
-import { isWellFormedToken, MAX_TOKEN_LENGTH } from '../src/token.js'
+import { InvalidArgumentError, isWellFormedToken, MAX_TOKEN_LENGTH } from '../src/index.js'
 import { TOKEN_FROM_ENVIRONMENT } from './arguments.js'
 
 /**

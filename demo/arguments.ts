@@ -7,7 +7,7 @@
  * @module
  */
 import { EMULATOR_DIALECTS } from 'voot-guard/testing'
-import { nearestKey } from '../src/option-checks.js'
+import { nearestKey } from '../src/adapter-kit.js'
 import { DEMO_FRAMEWORKS } from './frameworks.js'
 import type { DemoOptions } from './options.js'
 

@@ -5,7 +5,7 @@
  * @module
  */
 import * as oidc from 'openid-client'
-import { InvalidArgumentError } from '../src/errors.js'
+import { InvalidArgumentError } from '../src/index.js'
 import { readClientOptions } from './client-options.js'
 import { loadMetadata } from './discovery.js'
 import { OAuthValidationError } from './errors.js'

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isLoopbackHost } from '../src/client/loopback-host.js'
+import { isLoopbackHost } from '../src/adapter-kit.js'
 
 export { isLoopbackHost }
 

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { VootError, type VootErrorOptions } from '../src/errors.js'
+import { VootError, type VootErrorOptions } from '../src/index.js'
 
 /** Longest provider-supplied text kept in an error (descriptions can be attacker-chosen). */
 const MAX_PROVIDER_TEXT = 300

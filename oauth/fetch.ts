@@ -6,7 +6,7 @@
  * @module
  */
 import { request, type Dispatcher } from 'undici'
-import { UpstreamError } from '../src/errors.js'
+import { UpstreamError } from '../src/index.js'
 
 /** Which provider endpoint a call goes to; used in error messages instead of the URL. */
 export type EndpointRole = 'discovery' | 'jwks' | 'token' | 'userinfo' | 'pushed_authorization_request'

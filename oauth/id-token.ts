@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto'
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
-import { VootError } from '../src/errors.js'
+import { VootError } from '../src/index.js'
 import { OAuthValidationError } from './errors.js'
 import { jsonObject, unexpectedStatus, type ProviderFetch } from './fetch.js'
 import type { IdTokenClaims } from './types.js'

@@ -7,7 +7,7 @@
  * @module
  */
 import { ClientError, ResponseBodyError, WWWAuthenticateChallengeError } from 'openid-client'
-import { VootError } from '../src/errors.js'
+import { VootError } from '../src/index.js'
 import { errorFromFields, OAuthError, OAuthValidationError } from './errors.js'
 import { jsonObject, unexpectedStatus, type EndpointRole } from './fetch.js'
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { InvalidArgumentError } from '../src/errors.js'
+import { InvalidArgumentError } from '../src/index.js'
 import { errorFromFields, OAuthValidationError } from './errors.js'
 import { readScopeArgument, tokenSetFromFields } from './token-set.js'
 import type { AuthorizationUrlOptions, CallbackParams, ImplicitFragmentChecks, TokenSet } from './types.js'

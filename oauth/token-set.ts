@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { InvalidArgumentError, InvalidOptionError } from '../src/errors.js'
+import { InvalidArgumentError, InvalidOptionError } from '../src/index.js'
 import { OAuthValidationError } from './errors.js'
 import type { RefreshOptions, TokenSet } from './types.js'
 

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Attributes } from '@opentelemetry/api'
-import type { AuthorizeContext, ResolveContext } from '../src/tracing-channels.js'
+import type { AuthorizeContext, ResolveContext } from '../src/index.js'
 import type { Traced } from './traced-calls.js'
 
 /** `allowed`, `denied` or `error`. */

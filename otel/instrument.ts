@@ -6,10 +6,16 @@
  */
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel'
 import { metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api'
-import { InvalidOptionError } from '../src/errors.js'
-import { rejectUnknownKeys } from '../src/option-checks.js'
-import { CHANNELS, type AuthorizeContext, type CircuitContext, type ResolveContext, type UpstreamContext } from '../src/tracing-channels.js'
-import { VERSION } from '../src/version.js'
+import {
+  type AuthorizeContext,
+  CHANNELS,
+  type CircuitContext,
+  InvalidOptionError,
+  type ResolveContext,
+  type UpstreamContext,
+  VERSION,
+} from '../src/index.js'
+import { rejectUnknownKeys } from '../src/adapter-kit.js'
 import { createContextBinding } from './context-binding.js'
 import { createMetricsRecorder } from './metrics.js'
 import { createAuthorizeSpans, createResolveSpans } from './spans.js'

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Attributes, Meter, ObservableResult } from '@opentelemetry/api'
-import type { AuthorizeContext, CacheTier, CircuitContext, ResolveContext, UpstreamContext } from '../src/tracing-channels.js'
+import type { AuthorizeContext, CacheTier, CircuitContext, ResolveContext, UpstreamContext } from '../src/index.js'
 import {
   ATTR_CACHE_RESULT,
   ATTR_CACHE_TIER,

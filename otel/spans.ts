@@ -11,7 +11,7 @@
  * @module
  */
 import { context, diag, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
-import type { AuthorizeContext, ResolveContext } from '../src/tracing-channels.js'
+import type { AuthorizeContext, ResolveContext } from '../src/index.js'
 import {
   ATTR_CACHE_TIER,
   ATTR_ENDPOINT,

@@ -15,7 +15,7 @@
  * @module
  */
 import { trace } from '@opentelemetry/api'
-import type { AuthorizeContext } from '../src/tracing-channels.js'
+import type { AuthorizeContext } from '../src/index.js'
 import { ATTR_CACHE_TIER, ATTR_REQUIREMENT, decisionAttributes, decisionOf } from './attributes.js'
 import { AUTHORIZE_SPAN } from './spans.js'
 import type { Traced } from './traced-calls.js'

@@ -3,7 +3,9 @@
  *
  * Applications do not need this module: they import an adapter (`voot-guard/express`,
  * `voot-guard/koa`, `voot-guard/fastify`, ...) or the resolver from `voot-guard`. It is for
- * people who write an adapter for another framework. Every adapter has the same shape:
+ * people who write an adapter for another framework (docs/adapter-kit.md), and for the
+ * packages built on the core (a shared tier, the gate, tools): the same option checks and
+ * circuit breaker the core uses. Every adapter has the same shape:
  * read the credentials ({@link createCredentialsReader}, {@link authorizationOf}), decide
  * ({@link GuardCore.authorizeNow}: the context at once on a warm cache, else a promise; the
  * token is read and digested once either way), then render the HTTP contract
@@ -27,7 +29,6 @@
  */
 export {
   AUTHENTICATED,
-  createCredentialsReader,
   createGuardCore,
   createGuards,
   type Credentials,
@@ -40,19 +41,14 @@ export {
 } from './guard/guard.js'
 export { createGuardFlow, type FrameworkIO, type GuardFlow, type GuardStep, type Refusal } from './guard/request-flow.js'
 export {
-  createHttpErrorRenderer,
   prefersProblemDetails,
-  quoteHeaderValue,
   type HttpErrorAnswer,
   type HttpErrorBody,
   type HttpErrorCode,
-  type HttpErrorRenderer,
-  type HttpErrorRendererOptions,
   type ProblemDetails,
 } from './guard/http-error.js'
 export { authorizationOf, type RequestHeaders } from './guard/authorization-header.js'
-export { splitGuardOptions } from './guard/adapter-options.js'
-export { isAnonymous, type AuthenticateOptions } from './guard/optional-sign-in.js'
+export { readAuthenticateOptions, type AuthenticateOptions } from './guard/optional-sign-in.js'
 export {
   answerResponse,
   authorizationOfHeaders,
@@ -61,3 +57,29 @@ export {
   type HeaderReader,
   type HttpError,
 } from './guard/adapter-web.js'
+
+// For packages built on the core: options checked as the core checks its own, the circuit
+// breaker of the upstream gate (a shared tier stops asking a failing Redis with it), and
+// the shared tier's seam.
+export { functionOption, integerOption, nearestKey, objectOption, rejectUnknownKeys, type IntegerBounds } from './option-checks.js'
+export {
+  createCircuitBreaker,
+  type CircuitBreaker,
+  type CircuitBreakerSettings,
+  type CircuitChange,
+  type CircuitOutcome,
+  type CircuitPermit,
+} from './resolver/gate/circuit-breaker.js'
+export type {
+  SharedAnswerKind,
+  SharedCache,
+  SharedCacheKey,
+  SharedCacheSignal,
+  SharedCacheStats,
+  SharedEntry,
+  SharedLock,
+} from './shared-cache.js'
+export { isLoopbackHost } from './client/loopback-host.js'
+export { misconfigurationHint } from './resolver/misconfiguration.js'
+export { DEFAULT_TIMEOUT, MAX_TIMEOUT } from './client/options.js'
+export { deepFreeze } from './resolver/store/deep-freeze.js'

@@ -57,17 +57,9 @@ export {
 } from './decision/requirements.js'
 export type { CircuitBreakerOptions, CircuitState } from './resolver/gate/circuit-breaker.js'
 export type { AllowedReason, Decision, DecisionReason, DenialReason } from './decision/types.js'
-export { DEFAULT_ROLES, isActiveAt, judgeMembership, type Activity, type MembershipVerdict } from './decision/membership.js'
+export { DEFAULT_ROLES, isActiveAt, type Activity } from './decision/membership.js'
 export type { GuardOptions, VootContext, FoundToken } from './guard/guard.js'
-export type {
-  SharedAnswerKind,
-  SharedCache,
-  SharedCacheKey,
-  SharedCacheSignal,
-  SharedCacheStats,
-  SharedEntry,
-  SharedLock,
-} from './shared-cache.js'
+export type { SharedCache } from './shared-cache.js'
 export {
   CHANNELS,
   type AuthorizeContext,
@@ -95,7 +87,7 @@ export {
   type VootErrorOptions,
 } from './errors.js'
 export { extractBearerToken, isWellFormedToken, MAX_TOKEN_LENGTH } from './token.js'
-export { assertGroupId, encodeGroupId, MAX_GROUP_ID_LENGTH } from './group-id.js'
+export { assertGroupId, MAX_GROUP_ID_LENGTH } from './group-id.js'
 export { localize } from './client/translatable.js'
 export { VERSION } from './version.js'
 export type { Group, GroupType, GroupWithMembership, MemberEntry, Membership, Translatable } from './types.js'

@@ -8,8 +8,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { InvalidArgumentError, InvalidOptionError } from '../src/errors.js'
-import { rejectUnknownKeys } from '../src/option-checks.js'
+import { InvalidArgumentError, InvalidOptionError } from '../src/index.js'
+import { rejectUnknownKeys } from '../src/adapter-kit.js'
 import { INTERNAL_ERROR, NOT_FOUND, writeAnswer } from './answer.js'
 import { identifyCaller } from './bearer-auth.js'
 import { loadEmulatorData } from './data/data-file.js'

@@ -8,7 +8,7 @@
  * @module
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { InvalidArgumentError } from '../src/errors.js'
+import { InvalidArgumentError } from '../src/index.js'
 
 /**
  * What the store knows about one token.

@@ -20,12 +20,12 @@ import {
   authorizationOfHeaders,
   createGuardFlow,
   createGuards,
-  withResponse,
   type FrameworkIO,
   type GuardOptions,
   type Guards,
   type TokenSource,
   type VootContext,
+  withResponse,
 } from '../../src/adapter-kit.js'
 import { InvalidArgumentError, isRequirement, type Requirement } from '../../src/index.js'
 

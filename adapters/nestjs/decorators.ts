@@ -8,9 +8,8 @@
  */
 import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common'
 import type { Reflector } from '@nestjs/core'
-import { AUTHENTICATED, type AuthenticateOptions, type VootContext } from '../../src/adapter-kit.js'
-import { InvalidArgumentError, allOf, anyOf, group, isRequirement, type Requirement } from '../../src/index.js'
-import { readAuthenticateOptions } from '../../src/guard/optional-sign-in.js'
+import { AUTHENTICATED, type AuthenticateOptions, readAuthenticateOptions, type VootContext } from '../../src/adapter-kit.js'
+import { allOf, anyOf, group, InvalidArgumentError, isRequirement, type Requirement } from '../../src/index.js'
 
 /** Metadata key of the requirements a class or method carries (an array: they all hold). */
 export const VOOT_REQUIREMENTS = 'voot-guard:requirements'

@@ -7,7 +7,7 @@
  */
 import { Pool } from 'undici'
 import type { Child } from '../child.js'
-import { encodeGroupId } from '../../src/index.js'
+import { encodeGroupId } from '../../src/group-id.js'
 import { COALESCE_GROUP_ID } from '../servers/config.js'
 
 /** One variant's outcome. */

@@ -6,14 +6,13 @@
 import { describe, expect, it } from 'vitest'
 import { evaluate, Needs, UNKNOWN, type DecisionView } from '../../src/decision/evaluate.js'
 import { indexGroups } from '../../src/decision/groups-index.js'
-import { activityAt } from '../../src/decision/membership.js'
+import { activityAt, judgeMembership } from '../../src/decision/membership.js'
 import {
   allOf,
   anyOf,
   DEFAULT_ROLES,
   group,
   groupOfType,
-  judgeMembership,
   where,
   type Decision,
   type GroupWithMembership,

@@ -1,3 +1,4 @@
+import { encodeGroupId } from '../../src/group-id.js'
 import { describe, expect, it } from 'vitest'
 import {
   allOf,
@@ -5,7 +6,6 @@ import {
   assertGroupId,
   authenticated,
   describeRequirement,
-  encodeGroupId,
   group,
   groupOfType,
   InvalidArgumentError,

@@ -4,7 +4,7 @@
  * with the challenge and `Retry-After` kept, and a body text adapters write verbatim.
  */
 import { describe, expect, it } from 'vitest'
-import { createHttpErrorRenderer, prefersProblemDetails } from '../../src/adapter-kit.js'
+import { createHttpErrorRenderer, prefersProblemDetails } from '../../src/guard/http-error.js'
 import {
   ForbiddenError,
   InsufficientScopeError,

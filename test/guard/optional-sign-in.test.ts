@@ -4,7 +4,7 @@
  * The adapters' behaviour is in the contract table (test/adapters/contract.test.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { isAnonymous } from '../../src/adapter-kit.js'
+import { isAnonymous } from '../../src/guard/optional-sign-in.js'
 import { InvalidOptionError } from '../../src/index.js'
 import { readAuthenticateOptions } from '../../src/guard/optional-sign-in.js'
 

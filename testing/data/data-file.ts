@@ -4,7 +4,7 @@
  * @module
  */
 import { readFile } from 'node:fs/promises'
-import { InvalidArgumentError } from '../../src/errors.js'
+import { InvalidArgumentError } from '../../src/index.js'
 import { validateEmulatorData, type EmulatorData } from './data.js'
 
 /**

@@ -5,9 +5,7 @@
  *
  * @module
  */
-import { InvalidArgumentError } from '../../src/errors.js'
-import { assertGroupId } from '../../src/group-id.js'
-import type { GroupType, Membership, Translatable } from '../../src/types.js'
+import { assertGroupId, type GroupType, InvalidArgumentError, type Membership, type Translatable } from '../../src/index.js'
 import { parseLogo } from './logo-data-url.js'
 
 /**

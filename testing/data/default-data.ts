@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { deepFreeze } from '../../src/resolver/store/deep-freeze.js'
+import { deepFreeze } from '../../src/adapter-kit.js'
 import type { EmulatorData } from './data.js'
 
 /**

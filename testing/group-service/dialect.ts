@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { InvalidOptionError } from '../../src/errors.js'
+import { InvalidOptionError } from '../../src/index.js'
 import { NOT_FOUND } from '../answer.js'
 import { answerGroupRequest, isGroupServicePath, LIST_ROUTES, matchGroupRoute } from './group-routes.js'
 import type { DialectRoutes } from './dialect-routes.js'

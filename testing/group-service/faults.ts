@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { InvalidArgumentError } from '../../src/errors.js'
+import { InvalidArgumentError } from '../../src/index.js'
 
 /**
  * One kind of misbehaviour.

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Membership } from '../../src/types.js'
+import type { Membership } from '../../src/index.js'
 import { jsonAnswer, messageAnswer, NOT_FOUND, type Answer } from '../answer.js'
 import { challenge, type Caller } from '../bearer-auth.js'
 import type { EmulatorData, EmulatorGroup } from '../data/data.js'

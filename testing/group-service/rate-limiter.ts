@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { InvalidOptionError } from '../../src/errors.js'
+import { InvalidOptionError } from '../../src/index.js'
 
 /**
  * Options of {@link createRateLimiter}.

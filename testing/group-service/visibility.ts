@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Membership } from '../../src/types.js'
+import type { Membership } from '../../src/index.js'
 import type { EmulatorData, EmulatorGroup, EmulatorUser } from '../data/data.js'
 import type { TokenRecord } from '../token-store.js'
 
