@@ -142,7 +142,8 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
     const [stored, second, generation] = reply as [unknown, unknown, string]
     observed.set(key, generation)
     if (stored === '' || stored === null) return { absent: true, locked: Number(second) === 1 }
-    const decoded = typeof stored === 'string' ? codec.decode(entryKey, key.kind === 'invalid' ? NO_GENERATION : generation, stored) : undefined
+    const decoded =
+      typeof stored === 'string' ? codec.decode(entryKey, key.kind === 'invalid' ? NO_GENERATION : generation, stored) : undefined
     if (decoded === undefined) {
       unreadable(operation)
       return
@@ -215,7 +216,18 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
       if (key.kind === 'membership') {
         const max = String(settings.maxGroupsPerToken)
         const index = names.index(key.tokenId)
-        await send('set', entryKey, ['EVAL', WRITE_MEMBERSHIP_SCRIPT, '3', entryKey, index, generationKey, stored, String(ttl), max, generation])
+        await send('set', entryKey, [
+          'EVAL',
+          WRITE_MEMBERSHIP_SCRIPT,
+          '3',
+          entryKey,
+          index,
+          generationKey,
+          stored,
+          String(ttl),
+          max,
+          generation,
+        ])
       } else {
         await send('set', entryKey, ['EVAL', WRITE_SCRIPT, '2', entryKey, generationKey, stored, String(ttl), generation])
       }

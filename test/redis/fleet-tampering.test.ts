@@ -129,7 +129,7 @@ describe('the warm path with a tier', () => {
     const cold = a!.tokenIds.count
     expect(cold).toBeGreaterThan(0)
     for (let i = 0; i < 100; i++) {
-      const decided = a!.resolver.checkNow(token, group(ORG_ID))
+      const decided = a!.resolver.checkNow!(token, group(ORG_ID))
       expect(decided instanceof Promise ? 'cold' : decided.allowed).toBe(true)
     }
     expect(a!.tokenIds.count).toBe(cold)
@@ -137,7 +137,7 @@ describe('the warm path with a tier', () => {
     expect(await outcome(b!.resolver.check(token, group(ORG_ID)))).toBe('allowed')
     await b!.resolver.invalidate(token)
     await eventually(async () => {
-      const decided = a!.resolver.checkNow(token, group(ORG_ID))
+      const decided = a!.resolver.checkNow!(token, group(ORG_ID))
       if (!(decided instanceof Promise)) return false
       await decided
       return true

@@ -88,10 +88,11 @@ export function createTokenIndex(holdsFixed: (digest: string, except: string) =>
       const record = records.get(digest)
       if (record === undefined) return
       if (isMember(key)) {
+        // Order does not matter: the last key takes the removed one's place.
         const at = record.members.lastIndexOf(key)
         if (at >= 0) {
-          record.members[at] = record.members[record.members.length - 1]!
-          record.members.pop()
+          const last = record.members.pop()
+          if (last !== undefined && at < record.members.length) record.members[at] = last
         }
       }
       settle(digest, record, key)

@@ -6,7 +6,19 @@
 import { LRUCache } from 'lru-cache'
 import { vi } from 'vitest'
 
-const ITERATORS = ['keys', 'values', 'entries', 'rkeys', 'rvalues', 'rentries', 'forEach', 'rforEach', 'find', 'dump', Symbol.iterator] as const
+const ITERATORS = [
+  'keys',
+  'values',
+  'entries',
+  'rkeys',
+  'rvalues',
+  'rentries',
+  'forEach',
+  'rforEach',
+  'find',
+  'dump',
+  Symbol.iterator,
+] as const
 
 /** Counts the entries any LRU iteration visits and the deletes asked for, while `run` runs (restores every mock after). */
 export function work(run: () => void): { visited: number; deleted: number } {
@@ -17,7 +29,7 @@ export function work(run: () => void): { visited: number; deleted: number } {
     vi.spyOn(prototype, name as never).mockImplementation(function (this: unknown, ...args: unknown[]) {
       const result = original.apply(this, args)
       if (result === undefined || typeof (result as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-        counts.visited += (this as LRUCache<string, unknown>).size
+        counts.visited += (this as LRUCache<string, object>).size
         return result
       }
       return (function* () {
@@ -29,7 +41,7 @@ export function work(run: () => void): { visited: number; deleted: number } {
     } as never)
   }
   const originalDelete = LRUCache.prototype.delete
-  vi.spyOn(LRUCache.prototype, 'delete').mockImplementation(function (this: LRUCache<string, unknown>, key: string) {
+  vi.spyOn(LRUCache.prototype, 'delete').mockImplementation(function (this: LRUCache<string, object>, key: string) {
     counts.deleted++
     return originalDelete.call(this, key)
   })
