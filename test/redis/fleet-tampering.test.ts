@@ -145,6 +145,23 @@ describe('the warm path with a tier', () => {
   })
 })
 
+describe('invalidation while a lookup runs', () => {
+  it("another instance's invalidation reaches a cold lookup under way: its answer is not kept", async () => {
+    emulator = await startEmulator({ latency: 300 })
+    const [a, b] = await fleet(2)
+    const token = emulator.issueToken('bob')
+    const decision = a!.resolver.check(token, group(ORG_ID))
+    // The lookup has read the tier and waits for the group service.
+    await eventually(() => emulator.count() > 0)
+    await b!.resolver.invalidate(token)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await outcome(decision)).toBe('allowed')
+    const again = a!.resolver.checkNow!(token, group(ORG_ID))
+    expect(again).toBeInstanceOf(Promise)
+    await again
+  })
+})
+
 describe('invalidation messages', () => {
   it("cost an instance nothing for a token it does not hold, and that token's entries for one it holds", async () => {
     emulator = await startEmulator()
