@@ -20,8 +20,8 @@ const MEMBERSHIP_TAG = 'm'
 
 class TokenRecord {
   tokenId: string | undefined = undefined
-  /** Keys of the token's membership answers in the store. */
-  readonly members: string[] = []
+  /** Keys of the token's membership answers in the store; made with the first (most tokens have none or one). */
+  members: string[] | undefined = undefined
   /** Cold lookups under way that hold the record. */
   holds = 0
 }
@@ -70,7 +70,7 @@ export function createTokenIndex(holdsFixed: (digest: string, except: string) =>
 
   /** Drops the record once nothing needs it: no hold, no membership, and (with a tier id) no other entry. */
   function settle(digest: string, record: TokenRecord, except: string): void {
-    if (record.holds > 0 || record.members.length > 0) return
+    if (record.holds > 0 || (record.members !== undefined && record.members.length > 0)) return
     if (record.tokenId !== undefined && holdsFixed(digest, except)) return
     forget(digest, record)
   }
@@ -81,25 +81,27 @@ export function createTokenIndex(holdsFixed: (digest: string, except: string) =>
       const digest = digestOfKey(key)
       let record = records.get(digest)
       if (record === undefined) records.set(digest, (record = new TokenRecord()))
-      record.members.push(key)
+      if (record.members === undefined) record.members = [key]
+      else record.members.push(key)
     },
     removed(key) {
       const digest = digestOfKey(key)
       const record = records.get(digest)
       if (record === undefined) return
-      if (isMember(key)) {
+      const members = record.members
+      if (members !== undefined && isMember(key)) {
         // Order does not matter: the last key takes the removed one's place.
-        const at = record.members.lastIndexOf(key)
+        const at = members.lastIndexOf(key)
         if (at >= 0) {
-          const last = record.members.pop()
-          if (last !== undefined && at < record.members.length) record.members[at] = last
+          const last = members.pop()
+          if (last !== undefined && at < members.length) members[at] = last
         }
       }
       settle(digest, record, key)
     },
     membersOf(digest) {
       const record = records.get(digest)
-      return record === undefined || record.members.length === 0 ? [] : record.members.slice()
+      return record?.members === undefined || record.members.length === 0 ? [] : record.members.slice()
     },
     hold(digest, tokenId) {
       let record = records.get(digest)
