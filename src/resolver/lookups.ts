@@ -47,6 +47,12 @@ export interface Lookup {
   readonly decision?: AuthorizeContext | undefined
   /** The token's JWT `exp` (see `tokenExpiry`), read once for every lookup of one decision; read here when absent. */
   readonly jwtExpiry?: (() => number | undefined) | undefined
+  /**
+   * Shared by the lookups of one decision: the shared tier's token id, computed by the
+   * first of them that asks the tier, so a cold decision computes it once; without it,
+   * each cold lookup computes its own.
+   */
+  readonly sharedId?: { tokenId?: string } | undefined
 }
 
 /** One cold lookup under way: what it is for, its flight, and its trace. */
@@ -135,7 +141,8 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
       // The fleet-wide id, only now that the tier is asked; the store keeps it with the
       // token while this lookup runs and while the token has entries, so that another
       // instance's invalidation, which names the id, finds them.
-      const tokenId = shared.tokenId(lookup.token)
+      const memo = lookup.sharedId
+      const tokenId = memo === undefined ? shared.tokenId(lookup.token) : (memo.tokenId ??= shared.tokenId(lookup.token))
       const release = store.hold(lookup.digest, tokenId)
       const attempt: Attempt = { lookup, place, self, deadline, context, tokenId, sharedKey: sharedKey(lookup, tokenId) }
       return fill(shared, attempt, attempt.sharedKey ?? sharedKey(lookup, tokenId)).finally(release)
