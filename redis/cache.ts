@@ -5,13 +5,13 @@
  * @module
  */
 import { randomBytes } from 'node:crypto'
-import type { SharedCache, SharedCacheKey, SharedCacheSignal, SharedCacheStats, SharedEntry, SharedLock } from '../src/shared-cache.js'
+import type { SharedCache, SharedCacheKey, SharedCacheSignal, SharedCacheStats, SharedEntry, SharedLock } from '../src/adapter-kit.js'
 import { tierConnection, type CommandTarget } from './connection.js'
 import { createGuardedCommands, FAILED, type Operation } from './guarded-commands.js'
 import { createInvalidationBus } from './invalidation-bus.js'
 import { createKeyNames, deriveSecrets } from './keys.js'
 import { redisCacheSettings, type RedisCacheOptions } from './options.js'
-import { DROP_TOKEN_SCRIPT, READ_SCRIPT, RELEASE_LOCK_SCRIPT, WRITE_MEMBERSHIP_SCRIPT } from './scripts.js'
+import { DROP_TOKEN_SCRIPT, GENERATION_SCRIPT, READ_SCRIPT, RELEASE_LOCK_SCRIPT, WRITE_MEMBERSHIP_SCRIPT, WRITE_SCRIPT } from './scripts.js'
 import { createValueCodec } from './value-codec.js'
 
 /** Share of a TTL taken off at random (at most), so entries written together do not expire together. */
@@ -23,6 +23,17 @@ const UNLINK_BATCH = 32
 /** First and longest pause between two reads of `waitFor`, in ms. */
 const FIRST_POLL = 5
 const LONGEST_POLL = 50
+/**
+ * How long a token's generation is kept after a read, at least (ms): longer than a lookup
+ * takes between reading the tier and writing the group service's answer to it. A write
+ * also keeps it as long as the value it writes.
+ */
+const GENERATION_HOLD = '60000'
+/** The generation the `invalid` marker is bound to: none (see `invalidate`). */
+const NO_GENERATION = ''
+
+/** A fresh generation: 128 random bits, so that no old one can be guessed or counted down to. */
+const newGeneration = (): string => randomBytes(16).toString('base64url')
 
 /**
  * Makes the shared cache tier on a connected Redis client. Synchronous: it opens its own
@@ -49,6 +60,12 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
   const codec = createValueCodec(secrets.valueKey, settings.maxValueBytes)
   const listeners = new Set<(signal: SharedCacheSignal) => void>()
   const counts = { hits: 0, misses: 0, errors: 0, unreadable: 0, filledByOthers: 0 }
+  /**
+   * The token generation the last read with a key object saw (`null`: that read failed).
+   * `set` writes an answer only under it, so an answer fetched before an invalidation is
+   * refused by Redis if the invalidation came first. Held weakly: one key object per lookup.
+   */
+  const observed = new WeakMap<SharedCacheKey, string | null>()
   let closed = false
 
   function emit(signal: SharedCacheSignal): void {
@@ -105,23 +122,51 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
   /** Reads an entry: a hit, `'absent'` (with whether its lock is held), or `undefined` on a failure or an unreadable value. */
   async function read(operation: Operation, key: SharedCacheKey): Promise<SharedEntry | { absent: true; locked: boolean } | undefined> {
     const entryKey = names.entry(key)
-    const reply = await send(operation, entryKey, ['EVAL', READ_SCRIPT, '2', entryKey, names.lock(key)])
+    const generationKey = names.generation(key.tokenId)
+    const reply = await send(operation, entryKey, [
+      'EVAL',
+      READ_SCRIPT,
+      '3',
+      entryKey,
+      names.lock(key),
+      generationKey,
+      newGeneration(),
+      GENERATION_HOLD,
+    ])
+    observed.set(key, null)
     if (reply === FAILED) return undefined
-    if (!Array.isArray(reply) || reply.length !== 2) {
+    if (!Array.isArray(reply) || reply.length !== 3 || typeof reply[2] !== 'string') {
       unreadable(operation)
       return
     }
-    const [stored, second] = reply as [unknown, unknown]
+    const [stored, second, generation] = reply as [unknown, unknown, string]
+    observed.set(key, generation)
     if (stored === '' || stored === null) return { absent: true, locked: Number(second) === 1 }
-    const ttlMs = Number(second)
-    // Expired between the two reads, or a key without a TTL (not written by a tier): a miss.
-    if (!Number.isInteger(ttlMs) || ttlMs <= 0) return { absent: true, locked: false }
-    const decoded = typeof stored === 'string' ? codec.decode(entryKey, stored) : undefined
+    const decoded =
+      typeof stored === 'string' ? codec.decode(entryKey, key.kind === 'invalid' ? NO_GENERATION : generation, stored) : undefined
     if (decoded === undefined) {
       unreadable(operation)
       return
     }
+    // The value's life is what its writer authenticated, cut short by Redis's TTL but never
+    // lengthened by it: whoever can write Redis can PEXPIRE or PERSIST a key, not change
+    // the expiry inside the value. Past it, the value is a miss, as if Redis had dropped it.
+    const pttl = Number(second)
+    const left = decoded.expiresAt - Date.now()
+    const ttlMs = Number.isInteger(pttl) && pttl > 0 ? Math.min(pttl, left) : left
+    if (!(ttlMs > 0)) return { absent: true, locked: false }
     return { value: decoded.value, ttlMs }
+  }
+
+  /** The generation to write `key` under: the one its last read saw, or (never read) the token's current one. */
+  async function generationFor(key: SharedCacheKey): Promise<string | undefined> {
+    const seen = observed.get(key)
+    // The read before the answer was fetched failed: which generation it belongs to is unknown.
+    if (seen === null) return undefined
+    if (seen !== undefined) return seen
+    const generationKey = names.generation(key.tokenId)
+    const reply = await send('set', generationKey, ['EVAL', GENERATION_SCRIPT, '1', generationKey, newGeneration(), GENERATION_HOLD])
+    return typeof reply === 'string' ? reply : undefined
   }
 
   function unreadable(operation: Operation): undefined {
@@ -156,13 +201,35 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
       const ttl = Math.floor(ttlMs * (1 - Math.random() * TTL_JITTER))
       if (ttl < 1) return
       const entryKey = names.entry(key)
-      const stored = codec.encode(entryKey, value)
+      if (key.kind === 'invalid') {
+        // A refusal, not a grant: bound to its key and expiry, not to a generation, so that
+        // it holds across the invalidation written just before it.
+        const marker = codec.encode(entryKey, NO_GENERATION, value, Date.now() + ttl)
+        if (marker !== undefined) await send('set', entryKey, ['SET', entryKey, marker, 'PX', String(ttl)])
+        return
+      }
+      const generation = await generationFor(key)
+      if (generation === undefined) return
+      const stored = codec.encode(entryKey, generation, value, Date.now() + ttl)
       if (stored === undefined) return
+      const generationKey = names.generation(key.tokenId)
       if (key.kind === 'membership') {
         const max = String(settings.maxGroupsPerToken)
-        await send('set', entryKey, ['EVAL', WRITE_MEMBERSHIP_SCRIPT, '2', entryKey, names.index(key.tokenId), stored, String(ttl), max])
+        const index = names.index(key.tokenId)
+        await send('set', entryKey, [
+          'EVAL',
+          WRITE_MEMBERSHIP_SCRIPT,
+          '3',
+          entryKey,
+          index,
+          generationKey,
+          stored,
+          String(ttl),
+          max,
+          generation,
+        ])
       } else {
-        await send('set', entryKey, ['SET', entryKey, stored, 'PX', String(ttl)])
+        await send('set', entryKey, ['EVAL', WRITE_SCRIPT, '2', entryKey, generationKey, stored, String(ttl), generation])
       }
     },
 
@@ -211,7 +278,7 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
       const message = bus.message(tokenId)
       if (tokenId !== undefined) {
         const fixed = names.fixed(tokenId)
-        const dropped = await send('invalidate', fixed[0], ['EVAL', DROP_TOKEN_SCRIPT, '4', ...fixed, names.channel, message])
+        const dropped = await send('invalidate', fixed[0], ['EVAL', DROP_TOKEN_SCRIPT, '5', ...fixed, names.channel, message])
         if (dropped !== FAILED) return
         // The server (on a cluster, the master) holding the token is out of reach: the other
         // instances must still drop their copies, through any master that answers.

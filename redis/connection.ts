@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { InvalidOptionError } from '../src/errors.js'
+import { InvalidOptionError } from '../src/index.js'
 import type { RedisClientLike, RedisNodeLike, RedisSubscriberLike } from './client.js'
 
 /** Where a command goes: to one server, routed by the key when the deployment is a cluster. */

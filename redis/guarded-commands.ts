@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { createCircuitBreaker } from '../src/resolver/gate/circuit-breaker.js'
-import type { SharedCacheSignal } from '../src/shared-cache.js'
+import { createCircuitBreaker, type SharedCacheSignal } from '../src/adapter-kit.js'
 import type { CommandTarget, TierConnection } from './connection.js'
 
 /** What a failed call resolves. */

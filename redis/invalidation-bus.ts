@@ -10,7 +10,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto'
-import type { SharedCacheSignal } from '../src/shared-cache.js'
+import type { SharedCacheSignal } from '../src/adapter-kit.js'
 import type { RedisSubscriberLike } from './client.js'
 import type { TierConnection } from './connection.js'
 import { errorCode } from './guarded-commands.js'

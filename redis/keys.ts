@@ -8,13 +8,14 @@
  * names nor which tokens looked up the same group.
  *
  * Keys of one token: `g` (me/groups), `a` (me/groups?showAll), `x` (invalid token),
- * `i` (the set of its membership keys), up to `maxGroupsPerToken` membership keys
- * `m:<hmac>`, and short-lived locks `l:<kind>`.
+ * `i` (the set of its membership keys), `v` (its generation: a random nonce that every
+ * value of the token is bound to, dropped with the token's entries), up to
+ * `maxGroupsPerToken` membership keys `m:<hmac>`, and short-lived locks `l:<kind>`.
  *
  * @module
  */
 import { createHmac, hkdfSync } from 'node:crypto'
-import type { SharedCacheKey } from '../src/shared-cache.js'
+import type { SharedCacheKey } from '../src/adapter-kit.js'
 import { createTokenId } from './token-id.js'
 
 /** Byte length of a token id (HMAC-SHA256). */
@@ -51,8 +52,10 @@ export interface KeyNames {
   lock(key: SharedCacheKey): string
   /** The key of the set of a token's membership keys. */
   index(tokenId: string): string
-  /** The keys of a token that have fixed names: groups, groupsAll, invalid, the index. */
-  fixed(tokenId: string): [string, string, string, string]
+  /** The key of a token's generation. */
+  generation(tokenId: string): string
+  /** The keys of a token that have fixed names: groups, groupsAll, invalid, the index, the generation. */
+  fixed(tokenId: string): [string, string, string, string, string]
   /** The pub/sub channel of invalidations. */
   readonly channel: string
   /** A SCAN MATCH pattern for every key under the prefix. */
@@ -88,9 +91,10 @@ export function createKeyNames(prefix: string, secrets: DerivedSecrets): KeyName
     entry: (key) => base(key.tokenId) + tail(key),
     lock: (key) => `${base(key.tokenId)}l:${tail(key)}`,
     index: (tokenId) => `${base(tokenId)}i`,
+    generation: (tokenId) => `${base(tokenId)}v`,
     fixed: (tokenId) => {
       const at = base(tokenId)
-      return [at + KIND_TAGS.groups, at + KIND_TAGS.groupsAll, at + KIND_TAGS.invalid, `${at}i`]
+      return [at + KIND_TAGS.groups, at + KIND_TAGS.groupsAll, at + KIND_TAGS.invalid, `${at}i`, `${at}v`]
     },
     channel: `${prefix}invalidate`,
     everything: `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`,

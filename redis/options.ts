@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { InvalidOptionError } from '../src/errors.js'
-import { integerOption, objectOption, rejectUnknownKeys } from '../src/option-checks.js'
+import { InvalidOptionError } from '../src/index.js'
+import { integerOption, objectOption, rejectUnknownKeys } from '../src/adapter-kit.js'
 import type { RedisClientLike } from './client.js'
 import { redisClientOption } from './connection.js'
 import type { NodeRedisClusterLike, NodeRedisSentinelLike } from './connection.js'

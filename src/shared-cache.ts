@@ -48,7 +48,11 @@ export interface SharedCacheKey {
 export interface SharedEntry {
   /** The answer as plain JSON data (see {@link SharedAnswerKind}). */
   readonly value: unknown
-  /** Milliseconds the entry has left in the shared tier: the L1 copy must not outlive it. */
+  /**
+   * Milliseconds the entry has left: the least of what the tier has left for it and what
+   * is left of the expiry its writer gave it (a tier must not let its store lengthen an
+   * entry's life). The L1 copy must not outlive it.
+   */
   readonly ttlMs: number
 }
 
@@ -114,13 +118,19 @@ export interface SharedCache {
   /**
    * The fleet-wide id of a token: a keyed hash (HMAC-SHA256 under the tier's secret) as its
    * 32 raw bytes in a latin1 string. Every instance derives the same id; it is never the
-   * token nor an unkeyed hash of it. The resolver uses it as its L1 token digest, so an
-   * invalidation from another instance can name the token.
+   * token nor an unkeyed hash of it. The resolver computes it only when it asks the tier
+   * (a warm decision does not) and keeps it with the token's L1 entries, so that an
+   * invalidation from another instance, which names the id, finds them.
    */
   tokenId(token: string): string
   /** Reads an entry. Resolves `undefined` on a miss, a failure, a timeout or an unreadable value. Never rejects. */
   get(key: SharedCacheKey): Promise<SharedEntry | undefined>
-  /** Writes an entry that lives `ttlMs` (the tier may shorten it a little, against synchronized expiry). Never rejects. */
+  /**
+   * Writes an entry that lives `ttlMs` (the tier may shorten it a little, against synchronized expiry). Never rejects.
+   * An answer is written only if the token was not invalidated since the last `get` or `waitFor` with the same key
+   * object (the read a lookup makes before it asks the group service), so that an answer fetched before an
+   * invalidation is not stored after it; pass the key object of that read. The `invalid` marker is always written.
+   */
   set(key: SharedCacheKey, value: unknown, ttlMs: number): Promise<void>
   /** Tries the short fleet-wide lock of a cold lookup. `{ owned: false }` when another instance holds it. On a failure of the tier, `{ owned: true }` with a no-op release (call upstream). Never rejects. */
   acquire(key: SharedCacheKey): Promise<SharedLock>

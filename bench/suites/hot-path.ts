@@ -118,7 +118,7 @@ export async function measureHotPath(options: { operations: number; batches: num
         )
   if (resolver.stats().upstreamCalls !== 1) throw new Error('hot path: the warm path called the group service')
   await resolver.close()
-  const shared = await measureWithSharedTier((name, run) => bench(name, operations, batches, run))
+  const shared = await measureWithSharedTier({ operations, batches })
   if (shared !== undefined) parts.push(shared)
   if (sink === 42) console.log('')
   return { parts, total, subscribers }

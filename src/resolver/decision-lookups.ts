@@ -38,6 +38,8 @@ export function createDecisionLookups(
     // A decision's lookups read the token's expiry once between them, not once each.
     let expiry: { readonly value: number | undefined } | undefined
     const jwtExpiry = (): number | undefined => (expiry ??= { value: tokenExpiry(token) }).value
+    // And the shared tier's token id once, when the first of them asks the tier.
+    const sharedId = {}
     const groups = (): Promise<GroupsIndex> =>
       lookup({
         token,
@@ -47,6 +49,7 @@ export function createDecisionLookups(
         options,
         decision,
         jwtExpiry,
+        sharedId,
         // The caller's signal is not passed on: the call is shared with other waiters. The
         // signal here is the retry's share of the deadline.
         fetch: (signal) => client.myGroups(token, { signal }),
@@ -60,6 +63,7 @@ export function createDecisionLookups(
         options,
         decision,
         jwtExpiry,
+        sharedId,
         fetch: (signal) => client.myMembership(token, groupId, { signal }),
       }) as Promise<Membership | null>
     let context: RequirementContext | undefined

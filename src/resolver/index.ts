@@ -55,7 +55,9 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   const baseUrl = ownsClient ? options.baseUrl : undefined
 
   const telemetry = createTelemetry(settings.onEvent)
-  const store = createAnswerStore({ ...settings, digest: shared === undefined ? undefined : (token: string) => shared.tokenId(token) })
+  // Keyed by the in-process digest with or without a shared tier: a warm request computes
+  // no fleet-wide token id; the cold path does, and the store keeps it with the token.
+  const store = createAnswerStore(settings)
   const gate = createUpstreamGate({
     ...settings,
     onCircuitChange: (change) => {
@@ -84,7 +86,11 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   const stopSignals = shared?.subscribe((signal) => {
     if (signal.type === 'error') telemetry.sharedError(signal.operation, signal.code)
     else if (signal.tokenId === undefined) dropAll()
-    else dropToken(signal.tokenId, true)
+    else {
+      // One map lookup when the id names no token here.
+      const digest = store.digestOf(signal.tokenId)
+      if (digest !== undefined) dropToken(digest, true)
+    }
   })
 
   function dropAll(): void {
@@ -219,10 +225,9 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
         return
       }
       assertToken(token)
-      const digest = store.digest(token)
-      dropToken(digest, false)
+      dropToken(store.digest(token), false)
       telemetry.invalidated('token')
-      await shared?.invalidate(digest)
+      await shared?.invalidate(shared.tokenId(token))
     },
 
     assertRequirement,

@@ -47,6 +47,12 @@ export interface Lookup {
   readonly decision?: AuthorizeContext | undefined
   /** The token's JWT `exp` (see `tokenExpiry`), read once for every lookup of one decision; read here when absent. */
   readonly jwtExpiry?: (() => number | undefined) | undefined
+  /**
+   * Shared by the lookups of one decision: the shared tier's token id, computed by the
+   * first of them that asks the tier, so a cold decision computes it once; without it,
+   * each cold lookup computes its own.
+   */
+  readonly sharedId?: { tokenId?: string } | undefined
 }
 
 /** One cold lookup under way: what it is for, its flight, and its trace. */
@@ -57,7 +63,12 @@ interface Attempt {
   /** When the token expires: nothing is cached past it. */
   readonly deadline: number
   readonly context: ResolveContext | undefined
-  /** The shared tier's key of the answer, made once per attempt (the tier derives its names from it once). */
+  /** With a shared tier: the token's fleet-wide id, computed once per cold attempt (never on the warm path). */
+  readonly tokenId: string | undefined
+  /**
+   * The shared tier's key of the answer, made once per attempt: the tier derives its names
+   * from it once, and writes the answer only under the token generation it read with it.
+   */
   readonly sharedKey: SharedCacheKey | undefined
 }
 
@@ -92,10 +103,8 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
   const placeOf = (lookup: Lookup): Place =>
     lookup.groupId === undefined ? { endpoint: 'me/groups' } : { endpoint: 'me/groups/{groupid}', groupId: lookup.groupId }
   const lifeOf = (answer: unknown): number => (answer === null ? parts.negativeTtl : parts.ttl)
-  const sharedKey = (lookup: Lookup): SharedCacheKey =>
-    lookup.groupId === undefined
-      ? { tokenId: lookup.digest, kind: lookup.kind }
-      : { tokenId: lookup.digest, kind: lookup.kind, groupId: lookup.groupId }
+  const sharedKey = (lookup: Lookup, tokenId: string): SharedCacheKey =>
+    lookup.groupId === undefined ? { tokenId, kind: lookup.kind } : { tokenId, kind: lookup.kind, groupId: lookup.groupId }
 
   function tokenDeadline(lookup: Lookup): number {
     const given = lookup.options?.tokenExpiresAt
@@ -128,18 +137,24 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
       return waitFor(running.promise, lookup.options?.signal)
     }
     const flight = gate.start(key, (self) => {
-      const attempt: Attempt = { lookup, place, self, deadline, context, sharedKey: shared === undefined ? undefined : sharedKey(lookup) }
-      return shared === undefined ? callUpstream(attempt) : fill(shared, attempt)
+      if (shared === undefined) return callUpstream({ lookup, place, self, deadline, context, tokenId: undefined, sharedKey: undefined })
+      // The fleet-wide id, only now that the tier is asked; the store keeps it with the
+      // token while this lookup runs and while the token has entries, so that another
+      // instance's invalidation, which names the id, finds them.
+      const memo = lookup.sharedId
+      const tokenId = memo === undefined ? shared.tokenId(lookup.token) : (memo.tokenId ??= shared.tokenId(lookup.token))
+      const release = store.hold(lookup.digest, tokenId)
+      const attempt: Attempt = { lookup, place, self, deadline, context, tokenId, sharedKey: sharedKey(lookup, tokenId) }
+      return fill(shared, attempt, attempt.sharedKey ?? sharedKey(lookup, tokenId)).finally(release)
     })
     return waitFor(flight.promise, lookup.options?.signal)
   }
 
   /** The shared tier's answer, another instance's (when it holds the lock), or our own call. */
-  async function fill(tier: SharedCache, attempt: Attempt): Promise<unknown> {
+  async function fill(tier: SharedCache, attempt: Attempt, key: SharedCacheKey): Promise<unknown> {
     const { lookup, place, self, context } = attempt
-    const key = attempt.sharedKey ?? sharedKey(lookup)
     // Read at once with the answer: another instance's 401 for this token (its revocation).
-    const [hit, refused] = await Promise.all([tier.get(key), tier.get({ tokenId: lookup.digest, kind: 'invalid' })])
+    const [hit, refused] = await Promise.all([tier.get(key), tier.get({ tokenId: key.tokenId, kind: 'invalid' })])
     telemetry.shared(place, hit !== undefined || refused !== undefined)
     if (refused !== undefined) {
       mark(lookup, context, 'l2')
@@ -166,7 +181,7 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     const { lookup, self, deadline, context } = attempt
     mark(lookup, context, 'l2')
     const at = now()
-    // The L1 copy never outlives what the shared tier had left.
+    // The L1 copy never outlives what the shared tier had left, nor the expiry its writer gave it.
     const life = Math.min(lifeOf(found.value), found.ttlMs)
     return store.put({
       digest: lookup.digest,
@@ -220,8 +235,8 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
       deadline,
       keep: !self.discard,
     })
-    if (shared !== undefined && !self.discard && life > 0 && done < deadline) {
-      void shared.set(attempt.sharedKey ?? sharedKey(lookup), answer, Math.min(life, deadline - done))
+    if (shared !== undefined && attempt.sharedKey !== undefined && !self.discard && life > 0 && done < deadline) {
+      void shared.set(attempt.sharedKey, answer, Math.min(life, deadline - done))
     }
     return prepared
   }
@@ -232,7 +247,7 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
     if (error instanceof InvalidTokenError) {
       if (context !== undefined) context.upstreamStatus = 401
       telemetry.upstreamResponse(place, durationMs, 'invalid_token')
-      if (!self.discard) revoke(lookup.digest, at)
+      if (!self.discard) revoke(lookup.digest, attempt.tokenId, at)
       throw error
     }
     if (error instanceof UpstreamError) {
@@ -262,13 +277,15 @@ export function createLookups(parts: LookupParts): (lookup: Lookup) => Promise<u
   }
 
   /** A 401: nothing cached for the token is served again, here or (through the shared tier) on any instance. */
-  function revoke(digest: string, at: number): void {
+  function revoke(digest: string, tokenId: string | undefined, at: number): void {
     store.markInvalid(digest, at)
     gate.discard(store.prefixOf(digest))
-    if (shared !== undefined) {
+    if (shared !== undefined && tokenId !== undefined) {
       const tier = shared
-      // Every instance drops its answers; the marker is written after, as invalidate drops it too.
-      void tier.invalidate(digest).then(() => tier.set({ tokenId: digest, kind: 'invalid' }, true, parts.negativeTtl))
+      // Every instance drops its answers (and the tier the token's generation, so that no
+      // value written before is accepted again); the marker is written after, as
+      // invalidate drops it too.
+      void tier.invalidate(tokenId).then(() => tier.set({ tokenId, kind: 'invalid' }, true, parts.negativeTtl))
     }
   }
 

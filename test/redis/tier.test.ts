@@ -135,8 +135,8 @@ describe('entries', () => {
     expect(lock.owned).toBe(true)
 
     const keys = await scanAll(clients[0]!)
-    // groups, groupsAll, one membership, its index set, the lock; invalid of the other token.
-    expect(keys).toHaveLength(6)
+    // groups, groupsAll, one membership, its index set, the token's generation, the lock; invalid of the other token.
+    expect(keys).toHaveLength(7)
     const tokenHashes = [
       Buffer.from(TOKEN).toString('base64'),
       (await import('node:crypto')).createHash('sha256').update(TOKEN).digest('hex'),
@@ -160,8 +160,8 @@ describe('entries', () => {
     for (let i = 0; i < 10; i++) await a.set({ tokenId, kind: 'membership', groupId: `fc:adhoc:${i}` }, null, 60_000)
     await a.set({ tokenId, kind: 'groups' }, GROUPS, 60_000)
     const keys = await scanAll(clients[0]!)
-    // 3 memberships, the index, groups.
-    expect(keys).toHaveLength(5)
+    // 3 memberships, the index, groups, the generation.
+    expect(keys).toHaveLength(6)
     expect((await a.get({ tokenId, kind: 'membership', groupId: 'fc:adhoc:2' }))?.value).toBeNull()
     expect(await a.get({ tokenId, kind: 'membership', groupId: 'fc:adhoc:3' })).toBeUndefined()
   })
@@ -207,11 +207,94 @@ describe('entries', () => {
     // A valid value of another key (the groups list pasted on the membership key).
     await client.set(membershipKey, stored, { PX: 60_000 })
     expect(await a.get({ tokenId, kind: 'membership', groupId: GROUP })).toBeUndefined()
-    // Not base64 at all, and a key without a lifetime.
+    // Not base64 at all (and without a lifetime in Redis).
     await client.set(groupsKey!, 'not a value')
     expect(await a.get({ tokenId, kind: 'groups' })).toBeUndefined()
-    expect(a.stats()).toMatchObject({ hits: 0, unreadable: 2, errors: 0 })
+    expect(a.stats()).toMatchObject({ hits: 0, unreadable: 3, errors: 0 })
     expect(signals).toContainEqual({ type: 'error', operation: 'get', code: 'unreadable' })
+  })
+})
+
+describe('a Redis writer without the secret', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  /** The raw key of one of the token's entries, by its kind tag (`g`, `a`, `x`, `v`, `m:`). */
+  async function keyOf(client: Client, tag: string): Promise<string> {
+    const found = (await scanAll(client)).find(({ key }) => key.endsWith(`}:${tag}`) || (tag === 'm:' && key.includes('}:m:')))
+    if (found === undefined) throw new Error(`no key ${tag}`)
+    return found.key
+  }
+
+  it('cannot make a value outlive the expiry its writer gave it, by PEXPIRE or PERSIST', async () => {
+    const [a, b] = [await newTier(), await newTier()]
+    const client = clients[0]!
+    const tokenId = a.tokenId(TOKEN)
+    await a.set({ tokenId, kind: 'groups' }, GROUPS, 300)
+    await a.set({ tokenId, kind: 'membership', groupId: GROUP }, { basic: 'admin' }, 300)
+    await client.pExpire(await keyOf(client, 'g'), 3_600_000)
+    await client.persist(await keyOf(client, 'm:'))
+    // Still served, but for no longer than its writer said.
+    const early = await b.get({ tokenId, kind: 'groups' })
+    expect(early?.value).toEqual(GROUPS)
+    expect(early?.ttlMs).toBeLessThanOrEqual(300)
+    expect((await b.get({ tokenId, kind: 'membership', groupId: GROUP }))?.ttlMs).toBeLessThanOrEqual(300)
+    await sleep(350)
+    expect(await client.pTTL(await keyOf(client, 'g'))).toBeGreaterThan(3_000_000)
+    expect(await b.get({ tokenId, kind: 'groups' })).toBeUndefined()
+    expect(await b.get({ tokenId, kind: 'membership', groupId: GROUP })).toBeUndefined()
+  })
+
+  it('cannot bring back a value written before an invalidation, even with the invalid marker gone', async () => {
+    const [a, b] = [await newTier(), await newTier()]
+    const client = clients[0]!
+    const tokenId = a.tokenId(TOKEN)
+    await a.set({ tokenId, kind: 'groups' }, GROUPS, 60_000)
+    await a.set({ tokenId, kind: 'membership', groupId: GROUP }, { basic: 'admin' }, 60_000)
+    const groupsKey = await keyOf(client, 'g')
+    const membershipKey = await keyOf(client, 'm:')
+    const captured = [(await client.get(groupsKey))!, (await client.get(membershipKey))!]
+    // A 401: the token's entries go, then its marker is written.
+    await a.invalidate(tokenId)
+    await a.set({ tokenId, kind: 'invalid' }, true, 10_000)
+    // The writer deletes the marker and restores the captured values with long lifetimes.
+    await client.del(await keyOf(client, 'x'))
+    await client.set(groupsKey, captured[0]!, { PX: 60_000 })
+    await client.set(membershipKey, captured[1]!, { PX: 60_000 })
+    expect(await b.get({ tokenId, kind: 'invalid' })).toBeUndefined()
+    expect(await b.get({ tokenId, kind: 'groups' })).toBeUndefined()
+    expect(await b.get({ tokenId, kind: 'membership', groupId: GROUP })).toBeUndefined()
+    expect(b.stats()).toMatchObject({ hits: 0, unreadable: 2 })
+  })
+
+  it('restoring the generation too revives a captured value only until its own expiry', async () => {
+    const [a, b] = [await newTier(), await newTier()]
+    const client = clients[0]!
+    const tokenId = a.tokenId(TOKEN)
+    await a.set({ tokenId, kind: 'groups' }, GROUPS, 400)
+    const groupsKey = await keyOf(client, 'g')
+    const generationKey = await keyOf(client, 'v')
+    const [value, generation] = [(await client.get(groupsKey))!, (await client.get(generationKey))!]
+    await a.invalidate(tokenId)
+    await client.set(groupsKey, value, { PX: 3_600_000 })
+    await client.set(generationKey, generation, { PX: 3_600_000 })
+    expect((await b.get({ tokenId, kind: 'groups' }))?.ttlMs).toBeLessThanOrEqual(400)
+    await sleep(450)
+    expect(await b.get({ tokenId, kind: 'groups' })).toBeUndefined()
+  })
+
+  it('an answer fetched before an invalidation is not written after it', async () => {
+    const [a, b] = [await newTier(), await newTier()]
+    const tokenId = a.tokenId(TOKEN)
+    const key = { tokenId, kind: 'membership', groupId: GROUP } as const
+    // The cold lookup reads (a miss), asks the group service, and meanwhile b invalidates the token.
+    expect(await a.get(key)).toBeUndefined()
+    await b.invalidate(tokenId)
+    await a.set(key, { basic: 'admin' }, 60_000)
+    expect(await b.get({ tokenId, kind: 'membership', groupId: GROUP })).toBeUndefined()
+    // A lookup that read after the invalidation writes as usual.
+    const later = { tokenId, kind: 'membership', groupId: GROUP } as const
+    expect(await a.get(later)).toBeUndefined()
+    await a.set(later, { basic: 'admin' }, 60_000)
+    expect((await b.get({ tokenId, kind: 'membership', groupId: GROUP }))?.value).toEqual({ basic: 'admin' })
   })
 })
 
@@ -299,7 +382,8 @@ describe('fleet-wide invalidation', () => {
     expect(await b.get({ tokenId, kind: 'groups' })).toBeUndefined()
     expect(await b.get({ tokenId, kind: 'membership', groupId: GROUP })).toBeUndefined()
     expect((await b.get({ tokenId: otherId, kind: 'groups' }))?.value).toEqual(GROUPS)
-    expect((await scanAll(clients[0]!)).map(({ key }) => key)).toHaveLength(1)
+    // The other token's entry and generation, and the generation b's reads gave the token anew.
+    expect((await scanAll(clients[0]!)).map(({ key }) => key.slice(-2)).sort()).toEqual([':g', ':v', ':v'])
 
     await b.invalidate()
     await eventually(() => seenByA.some((signal) => signal.type === 'invalidate' && signal.tokenId === undefined))
@@ -312,7 +396,7 @@ describe('fleet-wide invalidation', () => {
     await a.set({ tokenId: a.tokenId(TOKEN), kind: 'groups' }, GROUPS, 60_000)
     await b.set({ tokenId: b.tokenId(TOKEN), kind: 'groups' }, GROUPS, 60_000)
     await a.invalidate()
-    expect((await scanAll(clients[0]!)).map(({ key }) => key.slice(0, 5))).toEqual(['app2:'])
+    expect(new Set((await scanAll(clients[0]!)).map(({ key }) => key.slice(0, 5)))).toEqual(new Set(['app2:']))
   })
 })
 

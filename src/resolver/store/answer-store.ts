@@ -2,8 +2,8 @@
  * The in-process answer store (L1): the answers of the group service per token, with their
  * lifetimes, the revocation marker a 401 leaves, and the bound in entries and bytes.
  *
- * How entries are laid out is this module's own business: keys derived from a salted (or,
- * with a shared tier, keyed) digest of the token, answers frozen and their identical parts
+ * How entries are laid out is this module's own business: keys derived from a keyed digest
+ * of the token (`token-digest.ts`, with or without a shared tier), answers frozen and their identical parts
  * shared between tokens (`answer-pool.ts`), repeated strings interned, lifetimes kept as
  * small integers (`cache-entry.ts`). Callers see answers and instants only.
  *
@@ -13,6 +13,7 @@ import { LRUCache } from 'lru-cache'
 import { createAnswerPool } from './answer-pool.js'
 import { CacheEntry } from './cache-entry.js'
 import { createCacheKeys, type CacheKeyKind } from './cache-key.js'
+import { createTokenIndex } from './token-index.js'
 import { deepFreeze } from './deep-freeze.js'
 import { indexGroups } from '../../decision/groups-index.js'
 import { pooled, POOLED_KEYS } from './string-pool.js'
@@ -59,8 +60,16 @@ export interface AnswerStore {
   keyOf(digest: string, kind: CacheKeyKind, groupId: string | undefined): string
   /** What every key of one token starts with. */
   prefixOf(digest: string): string
-  /** Drops one token's answers; its 401 marker too unless `keepMarker` (another instance's revocation must not undo ours). */
+  /** Drops one token's answers; its 401 marker too unless `keepMarker` (another instance's revocation must not undo ours). Costs that token's entries only. */
   dropToken(digest: string, keepMarker: boolean): void
+  /**
+   * Keeps the token known under a shared tier's `tokenId` while a cold lookup runs (call
+   * the returned function when it ends), and for as long as the token has entries, so
+   * that an invalidation naming the id finds them ({@link digestOf}).
+   */
+  hold(digest: string, tokenId: string): () => void
+  /** The digest of the token a shared tier's id names, or `undefined` when nothing of it is here (one map lookup). */
+  digestOf(tokenId: string): string | undefined
   /** Drops every answer. */
   clear(): void
   /** Entries held now. */
@@ -74,8 +83,6 @@ export interface AnswerStoreSettings {
   readonly ttl: number
   readonly negativeTtl: number
   readonly staleIfError: number
-  /** A digest shared by every instance (a shared tier's `tokenId`), or none for a salted per-resolver one. */
-  readonly digest?: ((token: string) => string) | undefined
 }
 
 /** Estimated bytes of an entry's own bookkeeping: key, entry object, LRU slots. */
@@ -86,12 +93,25 @@ const ENTRY_OVERHEAD = 120
  */
 export function createAnswerStore(settings: AnswerStoreSettings): AnswerStore {
   const { ttl, negativeTtl, staleIfError } = settings
-  const keys = createCacheKeys(settings.digest)
+  const keys = createCacheKeys()
+  const index = createTokenIndex((digest, except) => {
+    const alive = (key: string): boolean => key !== except && cache.has(key)
+    return alive(keys.key(digest, 'groups')) || alive(keys.key(digest, 'groupsAll')) || alive(keys.key(digest, 'invalid'))
+  })
   const cache = new LRUCache<string, CacheEntry>({
     max: settings.max,
     maxSize: settings.maxBytes,
     // One huge answer must not push out the answers of every other user.
     maxEntrySize: Math.max(1, Math.floor(settings.maxBytes / 10)),
+    // The index follows the keys: told of each new key and of each key removed (evicted,
+    // deleted, or refused as too large), not of an answer replaced under the same key.
+    noDisposeOnSet: true,
+    onInsert: (_entry, key, reason) => {
+      if (reason === 'add') index.added(key)
+    },
+    dispose: (_entry, key) => {
+      index.removed(key)
+    },
   })
   const pool = createAnswerPool()
 
@@ -157,11 +177,17 @@ export function createAnswerStore(settings: AnswerStoreSettings): AnswerStore {
     keyOf: (digest, kind, groupId) => keys.key(digest, kind, groupId),
     prefixOf: (digest) => keys.prefix(digest),
     dropToken(digest, keepMarker) {
-      const marker = keepMarker ? keys.key(digest, 'invalid') : undefined
-      const prefix = keys.prefix(digest)
-      for (const key of cache.keys()) if (key.startsWith(prefix) && key !== marker) cache.delete(key)
+      // The fixed names are derived; the membership keys are the index's.
+      cache.delete(keys.key(digest, 'groups'))
+      cache.delete(keys.key(digest, 'groupsAll'))
+      if (!keepMarker) cache.delete(keys.key(digest, 'invalid'))
+      for (const key of index.membersOf(digest)) cache.delete(key)
     },
+    hold: (digest, tokenId) => index.hold(digest, tokenId),
+    digestOf: (tokenId) => index.digestOf(tokenId),
     clear() {
+      // The index first: the cache's disposal of each entry then finds nothing to update.
+      index.clear()
       cache.clear()
       pool.clear()
     },

@@ -4,7 +4,9 @@
  * The digest is a keyed hash of the token under secrets drawn for each resolver
  * (`token-digest.ts`: SipHash-2-4-128 for a short token, a salted SHA-256 for a long one):
  * a heap dump of the cache cannot be used to confirm a guessed token without those secrets
- * too, and two resolvers never share keys. It is kept as its 16 raw bytes (a
+ * too, and two resolvers never share keys. With a shared tier too: the tier's fleet-wide
+ * token id is computed only when the tier is asked, and the store maps it to this digest
+ * (`token-index.ts`). It is kept as its 16 raw bytes (a
  * 16-character latin1 string): short keys, and no encoding step on every request.
  *
  * The key of `me/groups`, the one every warm request looks up, is the digest itself (no
@@ -43,7 +45,7 @@ const KIND_TAG: Readonly<Record<Exclude<CacheKeyKind, 'groups'>, string>> = {
  * Turns tokens into keyed digests and digests into cache keys.
  */
 export interface CacheKeys {
-  /** The keyed digest of a token (16 raw bytes as a latin1 string, or a shared tier's 32). */
+  /** The keyed digest of a token (16 raw bytes as a latin1 string). */
   digest(token: string): string
   /** The cache key of one answer for one token digest. */
   key(digest: string, kind: CacheKeyKind, groupId?: string): string
@@ -52,13 +54,11 @@ export interface CacheKeys {
 }
 
 /**
- * Creates a {@link CacheKeys} with fresh random secrets, or with the given digest (a shared
- * tier's keyed hash: any fixed number of raw bytes as a latin1 string, 32 for HMAC-SHA256).
+ * Creates a {@link CacheKeys} with fresh random secrets.
  */
-export function createCacheKeys(digest?: (token: string) => string): CacheKeys {
+export function createCacheKeys(): CacheKeys {
   return {
-    // A shared tier's digest is an HMAC (32 bytes), the same for every instance: one length per resolver either way.
-    digest: digest ?? createRuntimeTokenDigest(),
+    digest: createRuntimeTokenDigest(),
     key: (digest, kind, groupId) => {
       if (kind === 'groups') return digest
       return groupId === undefined ? digest + SEPARATOR + KIND_TAG[kind] : digest + SEPARATOR + KIND_TAG[kind] + SEPARATOR + groupId
