@@ -6,7 +6,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http'
-import { ForbiddenError, InvalidTokenError, TokenMissingError, UpstreamError, type VootContext } from '../src/index.js'
+import { ForbiddenError, InvalidTokenError, TokenMissingError, UpstreamError } from '../src/index.js'
 import { authorizationOf, quoteHeaderValue, type Credentials, type GuardCore, type HttpErrorAnswer } from '../src/adapter-kit.js'
 import { fromContract, type Answer } from './answer.js'
 import type { CompiledRule, GateSettings } from './config-types.js'
