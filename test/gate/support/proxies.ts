@@ -154,7 +154,6 @@ export async function startCaddy(addresses: ProxyAddresses): Promise<RunningProx
   const config = `{
 	admin off
 	auto_https off
-	persist_config off
 }
 ${site}`
   const file = join(dir, 'Caddyfile')
