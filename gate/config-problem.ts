@@ -19,7 +19,7 @@ export type GateConfigPath = readonly (string | number)[]
 export interface GateConfigProblem {
   /** The key as written in messages: `rules[2].require.group`. */
   readonly key: string
-  readonly path: GateConfigPath
+  readonly path: readonly (string | number)[]
   readonly message: string
   /** The known key a misspelt one most likely means. */
   readonly suggestion?: string

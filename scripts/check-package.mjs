@@ -44,6 +44,7 @@ const expected = {
   'voot-guard/oauth': ['createOAuthClient'],
   'voot-guard/redis': ['createRedisCache'],
   'voot-guard/otel': ['instrumentVootGuard'],
+  'voot-guard/gate': ['createGate', 'checkGateConfig', 'loadGateConfig', 'startGateServer', 'GateConfigError'],
 }
 let failed = false
 // Every subpath in `exports` is checked, listed in `expected` or not.
