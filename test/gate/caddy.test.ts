@@ -94,7 +94,7 @@ describe('Caddy forward_auth in front of a plain app', () => {
     expect(answer.status).toBe(403)
   })
 
-  it.each([
+  it.for([
     '/admin/../public/x',
     '/public/../admin/x',
     '/public/%2e%2e/admin/x',
