@@ -89,7 +89,12 @@ describe('Caddy forward_auth in front of a plain app', () => {
   it('ignores client-sent X-Forwarded-* headers: Caddy sets its own', async (ctx) => {
     needBinary(ctx, CADDY)
     const answer = await send(caddy!.url, '/admin/reports', {
-      headers: { 'x-forwarded-uri': '/public/x', 'x-forwarded-method': 'GET', 'x-forwarded-host': 'elsewhere.example', ...bearer(emulator.issueToken('bob')) },
+      headers: {
+        'x-forwarded-uri': '/public/x',
+        'x-forwarded-method': 'GET',
+        'x-forwarded-host': 'elsewhere.example',
+        ...bearer(emulator.issueToken('bob')),
+      },
     })
     expect(answer.status).toBe(403)
   })

@@ -83,7 +83,9 @@ rules:
 `
     const result = await check('values.yaml', text)
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain(`${result.file}:1:1: listen: listens on 0.0.0.0, not on loopback: name the proxies' addresses in "trustedProxies"`)
+    expect(result.stderr).toContain(
+      `${result.file}:1:1: listen: listens on 0.0.0.0, not on loopback: name the proxies' addresses in "trustedProxies"`,
+    )
     expect(result.stderr).toContain(`${result.file}:5:5: service.cache.ttl: must be a duration`)
     expect(result.stderr).toContain(`${result.file}:8:5: rules[1].allow: must be "anyone" or "signed-in" (did you mean "signed-in"?)`)
   })
@@ -174,7 +176,11 @@ rules:
 
 describe('createGate', () => {
   it('refuses an invalid configuration with every problem and its key', () => {
-    const config = { service: { baseUrl: 'https://groups-api.example.org/groups' }, rules: [{ allow: 'anyone', requir: {} }], oauth: { clientId: 'x' } }
+    const config = {
+      service: { baseUrl: 'https://groups-api.example.org/groups' },
+      rules: [{ allow: 'anyone', requir: {} }],
+      oauth: { clientId: 'x' },
+    }
     let error: unknown
     try {
       createGate(config as unknown as GateConfig)

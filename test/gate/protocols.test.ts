@@ -26,7 +26,13 @@ beforeAll(async () => {
   const rules = [
     { id: 'public', host: 'app.example.org', path: '/public/**', allow: 'anyone' as const },
     { id: 'admin', host: 'app.example.org', path: '/admin/**', require: { group: 'fc:org:example.org', role: 'admin' } },
-    { id: 'api-write', host: '*.example.org', path: '/api/**', methods: ['POST', 'PUT', 'DELETE'], require: { group: 'fc:org:example.org', role: 'admin' } },
+    {
+      id: 'api-write',
+      host: '*.example.org',
+      path: '/api/**',
+      methods: ['POST', 'PUT', 'DELETE'],
+      require: { group: 'fc:org:example.org', role: 'admin' },
+    },
     { id: 'signed-in', host: '*.example.org', allow: 'signed-in' as const },
   ]
   gate = await startTestGate(testGateConfig(emulator, { rules }))
@@ -55,24 +61,32 @@ function traefik(uri: string, method = 'GET', host = 'app.example.org', extra: R
 
 describe('Traefik forwardAuth (GET /_gate/forward-auth)', () => {
   it('allows a member with the headers for authResponseHeaders', async () => {
-    const answer = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/admin/x?y=1', 'GET', 'app.example.org', bearer(emulator.issueToken('alice'))) })
+    const answer = await send(gate.url, '/_gate/forward-auth', {
+      headers: traefik('/admin/x?y=1', 'GET', 'app.example.org', bearer(emulator.issueToken('alice'))),
+    })
     expect(answer.status).toBe(200)
     expect(answer.headers['x-voot-user']).toBe('alice')
     expect(answer.headers['x-voot-rule']).toBe('admin')
   })
 
   it('answers 403 to a non-member, 401 to an API client, 302 to a browser', async () => {
-    const denied = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/admin/x', 'GET', 'app.example.org', bearer(emulator.issueToken('bob'))) })
+    const denied = await send(gate.url, '/_gate/forward-auth', {
+      headers: traefik('/admin/x', 'GET', 'app.example.org', bearer(emulator.issueToken('bob'))),
+    })
     expect(denied.status).toBe(403)
     expect(JSON.parse(denied.body)).toEqual({ error: 'forbidden', error_description: 'The group requirement of this resource is not met' })
     const api = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/admin/x') })
     expect(api.status).toBe(401)
     expect(api.headers['www-authenticate']).toBe('Bearer realm="voot-gate"')
-    const browser = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/wiki', 'GET', 'wiki.example.org', { accept: 'text/html' }) })
+    const browser = await send(gate.url, '/_gate/forward-auth', {
+      headers: traefik('/wiki', 'GET', 'wiki.example.org', { accept: 'text/html' }),
+    })
     expect(browser.status).toBe(302)
     expect(browser.headers.location).toBe(`https://wiki.example.org/_gate/signin?rd=${encodeURIComponent('https://wiki.example.org/wiki')}`)
     // A POST from a browser is not sent away to sign in: its body would be lost.
-    const post = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/wiki', 'POST', 'wiki.example.org', { accept: 'text/html' }) })
+    const post = await send(gate.url, '/_gate/forward-auth', {
+      headers: traefik('/wiki', 'POST', 'wiki.example.org', { accept: 'text/html' }),
+    })
     expect(post.status).toBe(401)
   })
 
@@ -98,7 +112,9 @@ describe('Traefik forwardAuth (GET /_gate/forward-auth)', () => {
   it('answers 401 when a header is missing or repeated, never a guess', async () => {
     const { 'x-forwarded-uri': _uri, ...noUri } = traefik('/public/x')
     expect((await send(gate.url, '/_gate/forward-auth', { headers: noUri })).status).toBe(401)
-    const twice = await send(gate.url, '/_gate/forward-auth', { headers: { ...traefik('/public/x'), 'X-Forwarded-Host': ['app.example.org', 'evil.example'] } })
+    const twice = await send(gate.url, '/_gate/forward-auth', {
+      headers: { ...traefik('/public/x'), 'X-Forwarded-Host': ['app.example.org', 'evil.example'] },
+    })
     expect(twice.status).toBe(401)
     expect((await send(gate.url, '/_gate/forward-auth', { headers: traefik('/public/x') })).status).toBe(200)
   })
@@ -106,7 +122,9 @@ describe('Traefik forwardAuth (GET /_gate/forward-auth)', () => {
   it('answers 503 with Retry-After while the group service is down', async () => {
     const reset = emulator.faults.add({ kind: 'reset' })
     try {
-      const answer = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/admin/x', 'GET', 'app.example.org', bearer(emulator.issueToken('alice'))) })
+      const answer = await send(gate.url, '/_gate/forward-auth', {
+        headers: traefik('/admin/x', 'GET', 'app.example.org', bearer(emulator.issueToken('alice'))),
+      })
       expect(answer.status).toBe(503)
       expect(answer.headers['retry-after']).toBe('5')
     } finally {
@@ -118,13 +136,22 @@ describe('Traefik forwardAuth (GET /_gate/forward-auth)', () => {
 describe('Envoy HTTP ext_authz (any method /_gate/ext-authz/<path>)', () => {
   it('decides on the original method, path and Host', async () => {
     const token = emulator.issueToken('alice')
-    const allowed = await send(gate.url, '/_gate/ext-authz/admin/x?y=1', { method: 'DELETE', headers: { host: 'app.example.org', ...bearer(token) } })
+    const allowed = await send(gate.url, '/_gate/ext-authz/admin/x?y=1', {
+      method: 'DELETE',
+      headers: { host: 'app.example.org', ...bearer(token) },
+    })
     expect(allowed.status).toBe(200)
     expect(allowed.headers['x-voot-user']).toBe('alice')
     const bob = emulator.issueToken('bob')
-    const write = await send(gate.url, '/_gate/ext-authz/api/items', { method: 'POST', headers: { host: 'api.example.org', ...bearer(bob) } })
+    const write = await send(gate.url, '/_gate/ext-authz/api/items', {
+      method: 'POST',
+      headers: { host: 'api.example.org', ...bearer(bob) },
+    })
     expect(write.status).toBe(403)
-    const read = await send(gate.url, '/_gate/ext-authz/api/items', { method: 'GET', headers: { host: 'api.example.org:8443', ...bearer(bob) } })
+    const read = await send(gate.url, '/_gate/ext-authz/api/items', {
+      method: 'GET',
+      headers: { host: 'api.example.org:8443', ...bearer(bob) },
+    })
     expect(read.status).toBe(200)
   })
 
@@ -142,7 +169,9 @@ describe('Envoy HTTP ext_authz (any method /_gate/ext-authz/<path>)', () => {
   it('answers 503 with Retry-After while the group service is down (a response, not status_on_error)', async () => {
     const reset = emulator.faults.add({ kind: 'reset' })
     try {
-      const answer = await send(gate.url, '/_gate/ext-authz/admin', { headers: { host: 'app.example.org', ...bearer(emulator.issueToken('alice')) } })
+      const answer = await send(gate.url, '/_gate/ext-authz/admin', {
+        headers: { host: 'app.example.org', ...bearer(emulator.issueToken('alice')) },
+      })
       expect(answer.status).toBe(503)
       expect(answer.headers['retry-after']).toBe('5')
     } finally {

@@ -79,7 +79,13 @@ describe('matchRule', () => {
   const rules = compileRules(
     [
       { id: 'static', host: 'wiki.example.org', path: '/static/**', allow: 'anyone' },
-      { id: 'writes', host: '*.example.org', path: '/api/**', methods: ['POST', 'DELETE'], require: { group: 'fc:org:example.org', role: 'admin' } },
+      {
+        id: 'writes',
+        host: '*.example.org',
+        path: '/api/**',
+        methods: ['POST', 'DELETE'],
+        require: { group: 'fc:org:example.org', role: 'admin' },
+      },
       { id: 'rest', host: '*.example.org', allow: 'signed-in' },
     ],
     core,

@@ -29,7 +29,14 @@ const MAX_AGE = 8 * 3_600_000
 const HOST = { scheme: 'http' as const, host: '127.0.0.1' }
 
 function session(user: string, overrides: Partial<GateSession> = {}): GateSession {
-  return { accessToken: emulator.issueToken(user), expiresAt: Date.now() + 3_600_000, refreshToken: undefined, sub: user, issuedAt: Date.now(), ...overrides }
+  return {
+    accessToken: emulator.issueToken(user),
+    expiresAt: Date.now() + 3_600_000,
+    refreshToken: undefined,
+    sub: user,
+    issuedAt: Date.now(),
+    ...overrides,
+  }
 }
 
 /** A `Cookie` header for `session`, sealed as the gate would with `secrets`. */
@@ -100,7 +107,12 @@ describe('the session cookie', () => {
 
   it('prefers an Authorization header to the cookie', async () => {
     const answer = await send(gate.url, '/_gate/auth-request', {
-      headers: { 'x-original-url': `${origin}/admin/x`, 'x-original-method': 'GET', cookie: cookieFor(session('alice')), authorization: `Bearer ${emulator.issueToken('bob')}` },
+      headers: {
+        'x-original-url': `${origin}/admin/x`,
+        'x-original-method': 'GET',
+        cookie: cookieFor(session('alice')),
+        authorization: `Bearer ${emulator.issueToken('bob')}`,
+      },
     })
     expect(answer.status).toBe(403)
   })
@@ -153,7 +165,9 @@ describe('sign-out', () => {
   it('refuses a POST without a same-origin Origin, and a GET', async () => {
     const cookie = cookieFor(session('alice'))
     expect((await send(gate.url, '/_gate/signout', { method: 'POST', headers: { cookie } })).status).toBe(403)
-    expect((await send(gate.url, '/_gate/signout', { method: 'POST', headers: { cookie, origin: 'https://evil.example' } })).status).toBe(403)
+    expect((await send(gate.url, '/_gate/signout', { method: 'POST', headers: { cookie, origin: 'https://evil.example' } })).status).toBe(
+      403,
+    )
     expect((await send(gate.url, '/_gate/signout', { method: 'GET', headers: { cookie, origin } })).status).toBe(405)
   })
 

@@ -33,7 +33,12 @@ export function testGateConfig(emulator: Emulator, overrides: Partial<GateConfig
   return {
     listen: '127.0.0.1:0',
     service: { baseUrl: emulator.baseUrl, allowInsecureHttp: true, timeout: '2s', retries: 0 },
-    oauth: { issuer: emulator.authUrl, clientId: GATE_CLIENT.clientId, clientSecret: GATE_CLIENT.clientSecret, scopes: ['openid', 'groups'] },
+    oauth: {
+      issuer: emulator.authUrl,
+      clientId: GATE_CLIENT.clientId,
+      clientSecret: GATE_CLIENT.clientSecret,
+      scopes: ['openid', 'groups'],
+    },
     cookie: { secrets: COOKIE_SECRETS },
     rules: testRules(),
     ...overrides,

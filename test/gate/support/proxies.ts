@@ -68,7 +68,14 @@ export interface RunningProxy {
   stop(): Promise<void>
 }
 
-async function run(command: string, args: string[], port: number, dir: string, config: string, env: NodeJS.ProcessEnv = {}): Promise<RunningProxy> {
+async function run(
+  command: string,
+  args: string[],
+  port: number,
+  dir: string,
+  config: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningProxy> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
