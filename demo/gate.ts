@@ -95,86 +95,71 @@ export function demoGateCurlLines(gateUrl: string, tokens: Readonly<Record<strin
   })
   const line = (
     description: string,
-    expectedStatus: number,
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    expectedUser?: string,
-  ): DemoGateCurlLine => ({
-    description,
-    expectedStatus,
-    ...(expectedUser === undefined ? {} : { expectedUser }),
-    method,
-    url: `${gateUrl}${path}`,
-    headers,
-    command: curl(method, `${gateUrl}${path}`, headers),
-  })
+    expect: { readonly status: number; readonly user?: string },
+    request: { readonly method?: string; readonly path: string; readonly headers: Record<string, string> },
+  ): DemoGateCurlLine => {
+    const method = request.method ?? 'GET'
+    const url = `${gateUrl}${request.path}`
+    return {
+      description,
+      expectedStatus: expect.status,
+      ...(expect.user === undefined ? {} : { expectedUser: expect.user }),
+      method,
+      url,
+      headers: request.headers,
+      command: curl(method, url, request.headers),
+    }
+  }
+  const auth = '/_gate/auth-request'
+  const fwd = '/_gate/forward-auth'
   return [
     line(
       'nginx auth_request: alice (employee) on /admin: 200, X-Voot-User: alice',
-      200,
-      'GET',
-      '/_gate/auth-request',
-      nginx('/admin/reports', bearer('alice')),
-      'alice',
+      { status: 200, user: 'alice' },
+      { path: auth, headers: nginx('/admin/reports', bearer('alice')) },
     ),
     line(
       'nginx auth_request: bob (student) on /admin: 403, not a member (never 401)',
-      403,
-      'GET',
-      '/_gate/auth-request',
-      nginx('/admin/reports', bearer('bob')),
+      { status: 403 },
+      { path: auth, headers: nginx('/admin/reports', bearer('bob')) },
     ),
     line(
       'nginx auth_request: a browser without a session: 401 with Location: .../_gate/signin?rd=...',
-      401,
-      'GET',
-      '/_gate/auth-request',
-      nginx('/wiki', { Accept: 'text/html' }),
+      { status: 401 },
+      { path: auth, headers: nginx('/wiki', { Accept: 'text/html' }) },
     ),
     line(
       'nginx auth_request: /admin/../public is refused before any rule: 403',
-      403,
-      'GET',
-      '/_gate/auth-request',
-      nginx('/admin/../public/x', bearer('alice')),
+      { status: 403 },
+      { path: auth, headers: nginx('/admin/../public/x', bearer('alice')) },
     ),
     line(
       'nginx auth_request: the group service fails for this token: 503 with Retry-After',
-      503,
-      'GET',
-      '/_gate/auth-request',
-      nginx('/admin/reports', { Authorization: `Bearer ${faultToken}` }),
+      { status: 503 },
+      { path: auth, headers: nginx('/admin/reports', { Authorization: `Bearer ${faultToken}` }) },
     ),
     line(
       'Traefik/Caddy forward auth: bob on a page for anyone signed in: 200',
-      200,
-      'GET',
-      '/_gate/forward-auth',
-      forward('/wiki', bearer('bob')),
-      'bob',
+      { status: 200, user: 'bob' },
+      { path: fwd, headers: forward('/wiki', bearer('bob')) },
     ),
     line(
       'Traefik/Caddy forward auth: a browser without a session: 302 to sign in',
-      302,
-      'GET',
-      '/_gate/forward-auth',
-      forward('/wiki', { Accept: 'text/html' }),
+      { status: 302 },
+      { path: fwd, headers: forward('/wiki', { Accept: 'text/html' }) },
     ),
     line(
       'Envoy ext_authz: bob (enrolled in courses) on /courses: 200',
-      200,
-      'POST',
-      '/_gate/ext-authz/courses/INF1000',
-      { Host: 'app.example.org', ...bearer('bob') },
-      'bob',
+      { status: 200, user: 'bob' },
+      { method: 'POST', path: '/_gate/ext-authz/courses/INF1000', headers: { Host: 'app.example.org', ...bearer('bob') } },
     ),
-    line('Envoy ext_authz: erin (no groups) on /courses: 403', 403, 'GET', '/_gate/ext-authz/courses/INF1000', {
-      Host: 'app.example.org',
-      ...bearer('erin'),
-    }),
-    line('anyone on /public: 200 without a token', 200, 'GET', '/_gate/auth-request', nginx('/public/index.html'), ''),
-    line('readiness: the group service answers', 200, 'GET', '/_gate/readyz', {}),
+    line(
+      'Envoy ext_authz: erin (no groups) on /courses: 403',
+      { status: 403 },
+      { path: '/_gate/ext-authz/courses/INF1000', headers: { Host: 'app.example.org', ...bearer('erin') } },
+    ),
+    line('anyone on /public: 200 without a token', { status: 200, user: '' }, { path: auth, headers: nginx('/public/index.html') }),
+    line('readiness: the group service answers', { status: 200 }, { path: '/_gate/readyz', headers: {} }),
   ]
 }
 
