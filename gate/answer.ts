@@ -47,10 +47,15 @@ export function redirectAnswer(status: 302 | 303, location: string, setCookies: 
 
 /** Writes `answer` to `res` (no body for HEAD). */
 export function writeAnswer(res: ServerResponse, answer: Answer, head: boolean): void {
-  const headers: Record<string, string | readonly string[] | number> = { ...answer.headers }
+  // A flat list of names and values: Node writes it without building a header map.
+  const headers: string[] = []
+  for (const name in answer.headers) {
+    const value = answer.headers[name] as string | readonly string[]
+    if (typeof value === 'string') headers.push(name, value)
+    else for (const each of value) headers.push(name, each)
+  }
   const body = answer.body
-  if (body !== undefined) headers['content-length'] = Buffer.byteLength(body)
-  else headers['content-length'] = 0
-  res.writeHead(answer.status, headers as Record<string, string | string[] | number>)
+  headers.push('content-length', body === undefined ? '0' : String(Buffer.byteLength(body)))
+  res.writeHead(answer.status, headers)
   res.end(head || body === undefined ? undefined : body)
 }

@@ -19,17 +19,23 @@ const CIRCUIT: Readonly<Record<string, number>> = { closed: 0, 'half-open': 1, o
 
 /** Creates the counters. */
 export function createGateMetrics(): GateMetrics {
-  const checks = new Map<string, number>()
+  // Counted per endpoint and status without building a label string per request.
+  const checks = new Map<string, Map<number, number>>()
   const signIns = new Map<string, number>()
-  const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
   return {
-    check: (endpoint, status) => bump(checks, `endpoint="${endpoint}",status="${status}"`),
-    signIn: (outcome) => bump(signIns, `outcome="${outcome}"`),
+    check(endpoint, status) {
+      let byStatus = checks.get(endpoint)
+      if (byStatus === undefined) checks.set(endpoint, (byStatus = new Map<number, number>()))
+      byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
+    },
+    signIn: (outcome) => signIns.set(`outcome="${outcome}"`, (signIns.get(`outcome="${outcome}"`) ?? 0) + 1),
     render(health) {
       const lines = [
         '# HELP voot_gate_checks_total Answers of the check endpoints, by endpoint and status.',
         '# TYPE voot_gate_checks_total counter',
-        ...[...checks].map(([labels, value]) => `voot_gate_checks_total{${labels}} ${value}`),
+        ...[...checks].flatMap(([endpoint, byStatus]) =>
+          [...byStatus].map(([status, value]) => `voot_gate_checks_total{endpoint="${endpoint}",status="${status}"} ${value}`),
+        ),
         '# HELP voot_gate_signins_total Browser sign-ins, by outcome.',
         '# TYPE voot_gate_signins_total counter',
         ...[...signIns].map(([labels, value]) => `voot_gate_signins_total{${labels}} ${value}`),

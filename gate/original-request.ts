@@ -42,14 +42,24 @@ export function singleHeader(req: IncomingMessage, name: string): string | undef
 }
 
 const METHOD = /^[A-Za-z]{1,20}$/
+// A gate hears about a few hosts, over and over: their reading is kept (bounded).
+const hosts = new Map<string, string | undefined>()
+
+function hostOf(authority: string): string | undefined {
+  if (hosts.has(authority)) return hosts.get(authority)
+  if (hosts.size >= 1024) hosts.clear()
+  const host = AUTHORITY.test(authority) ? normaliseHost(authority) : undefined
+  hosts.set(authority, host)
+  return host
+}
 const AUTHORITY = /^[A-Za-z0-9._~\-[\]:]{1,261}$/
 
 function build(method: string | undefined, scheme: string | undefined, authority: string | undefined, target: string | undefined) {
   if (method === undefined || !METHOD.test(method)) return undefined
   const lowerScheme = scheme?.toLowerCase()
   if (lowerScheme !== 'http' && lowerScheme !== 'https') return undefined
-  if (authority === undefined || !AUTHORITY.test(authority)) return undefined
-  const host = normaliseHost(authority)
+  if (authority === undefined) return undefined
+  const host = hostOf(authority)
   if (host === undefined) return undefined
   if (target === undefined || target === '') return undefined
   return { method: method.toUpperCase(), scheme: lowerScheme, host, authority, target } satisfies OriginalRequest
@@ -83,7 +93,7 @@ export function originalRequest(protocol: CheckProtocol, req: IncomingMessage, u
     case 'ext-authz': {
       const target = url.slice(EXT_AUTHZ_PREFIX.length) || '/'
       const authority = singleHeader(req, 'host')
-      const host = authority === undefined ? undefined : normaliseHost(authority)
+      const host = authority === undefined ? undefined : hostOf(authority)
       // Envoy's check request carries no scheme of its own: https, but on loopback.
       const scheme = host !== undefined && isLoopbackHostname(host) ? 'http' : 'https'
       return build(req.method, scheme, authority, target.startsWith('/') ? target : undefined)

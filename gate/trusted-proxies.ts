@@ -38,8 +38,20 @@ export function createTrustCheck(cidrs: readonly string[]): TrustCheck {
     const cidr = parseCidr(text)
     if (cidr !== undefined) list.addSubnet(cidr.address, cidr.prefix, cidr.family)
   }
+  // `BlockList.check` builds a SocketAddress per call; a gate hears from a few proxies.
+  const known = new Map<string, boolean>()
   return (remoteAddress) => {
     if (remoteAddress === undefined) return false
+    let trusted = known.get(remoteAddress)
+    if (trusted === undefined) {
+      if (known.size >= 1024) known.clear()
+      trusted = check(remoteAddress)
+      known.set(remoteAddress, trusted)
+    }
+    return trusted
+  }
+
+  function check(remoteAddress: string): boolean {
     const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(remoteAddress)
     if (mapped !== null) return list.check(mapped[1] as string, 'ipv4')
     const version = isIP(remoteAddress)
