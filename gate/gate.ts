@@ -272,8 +272,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   }
 
   const listener: RequestListener = (req, res) => {
-    // The gate reads no request body; let one that comes drain.
-    req.resume()
+    // The gate reads no request body: Node discards an unread one when the answer ends.
     const url = req.url ?? '/'
     const mark = url.indexOf('?')
     const path = mark === -1 ? url : url.slice(0, mark)

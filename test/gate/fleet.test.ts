@@ -20,7 +20,9 @@ let two: GateServer
 beforeAll(async () => {
   emulator = await startGateEmulator()
   redis = await startRedisServer()
-  const config = testGateConfig(emulator, { redis: { url: redis.url, secret: 'fleet-test-shared-secret-0123456789abcdef', prefix: 'gate-test:' } })
+  const config = testGateConfig(emulator, {
+    redis: { url: redis.url, secret: 'fleet-test-shared-secret-0123456789abcdef', prefix: 'gate-test:' },
+  })
   one = await startTestGate(config)
   two = await startTestGate(config)
   await Promise.all([one.gate.ready, two.gate.ready])

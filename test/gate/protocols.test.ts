@@ -20,6 +20,7 @@ import { send } from './support/raw-request.js'
 let emulator: Emulator
 let gate: GateServer
 let distrustful: GateServer
+let passing: GateServer
 
 beforeAll(async () => {
   emulator = await startGateEmulator()
@@ -37,11 +38,13 @@ beforeAll(async () => {
   ]
   gate = await startTestGate(testGateConfig(emulator, { rules }))
   distrustful = await startTestGate(testGateConfig(emulator, { rules, trustedProxies: ['10.0.0.0/8'] }))
+  passing = await startTestGate(testGateConfig(emulator, { rules, headers: { user: 'Remote-User', token: true } }))
 }, 30_000)
 
 afterAll(async () => {
   await gate?.close()
   await distrustful?.close()
+  await passing?.close()
   await emulator?.close()
 })
 
@@ -198,5 +201,54 @@ describe('a peer outside trustedProxies', () => {
     expect(answer.status).toBe(302)
     const redirectUri = new URL(answer.headers.location as string).searchParams.get('redirect_uri')
     expect(redirectUri).toBe(`${distrustful.url}/_gate/callback`)
+  })
+})
+
+describe('headers', () => {
+  it('names them as configured, passes the token only with token: true, and sends them empty when unknown', async () => {
+    const token = emulator.issueToken('alice')
+    const allowed = await send(passing.url, '/_gate/forward-auth', {
+      headers: traefik('/admin/x', 'GET', 'app.example.org', bearer(token)),
+    })
+    expect(allowed.status).toBe(200)
+    expect(allowed.headers['remote-user']).toBe('alice')
+    expect(allowed.headers['x-voot-user']).toBeUndefined()
+    expect(allowed.headers['x-voot-token']).toBe(token)
+    const open = await send(passing.url, '/_gate/forward-auth', { headers: traefik('/public/x', 'GET', 'app.example.org', bearer(token)) })
+    expect(open.headers['remote-user']).toBe('')
+    expect(open.headers['x-voot-token']).toBe('')
+    const plain = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/admin/x', 'GET', 'app.example.org', bearer(token)) })
+    expect(plain.headers['x-voot-token']).toBeUndefined()
+  })
+})
+
+describe('a check request with a body', () => {
+  it('is answered, the body left unread, and the connection stays usable', async () => {
+    const token = emulator.issueToken('alice')
+    const { request } = await import('node:http')
+    const url = new URL(gate.url)
+    const agent = new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 1 })
+    const once = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/_gate/ext-authz/admin/x',
+            method: 'POST',
+            agent,
+            headers: { host: 'app.example.org', authorization: `Bearer ${token}`, 'content-length': '100000' },
+          },
+          (res) => {
+            res.resume()
+            res.on('end', () => resolve(res.statusCode ?? 0))
+          },
+        )
+        req.on('error', reject)
+        req.end('x'.repeat(100_000))
+      })
+    expect(await once()).toBe(200)
+    expect(await once()).toBe(200)
+    agent.destroy()
   })
 })
