@@ -77,7 +77,7 @@ describe('Traefik forwardAuth (GET /_gate/forward-auth)', () => {
       headers: traefik('/admin/x', 'GET', 'app.example.org', bearer(emulator.issueToken('bob'))),
     })
     expect(denied.status).toBe(403)
-    expect(JSON.parse(denied.body)).toEqual({ error: 'forbidden', error_description: 'The group requirement of this resource is not met' })
+    expect(JSON.parse(denied.body)).toMatchObject({ error: 'forbidden' })
     const api = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/admin/x') })
     expect(api.status).toBe(401)
     expect(api.headers['www-authenticate']).toBe('Bearer realm="voot-gate"')
