@@ -23,12 +23,15 @@ const EXAMPLES = new URL('../../../examples/gate/', import.meta.url)
 /** Whether missing proxies fail the tests (CI) instead of skipping them. */
 export const PROXIES_REQUIRED = process.env.VOOT_GUARD_PROXIES === 'required'
 
-/** Skips (or, when required, fails) a test that needs `binary`. */
+const warned = new Set<string>()
+
+/** Skips (or, when required, fails) a test that needs `binary`; the reason is printed once per binary. */
 export function needBinary(ctx: TestContext, binary: string): void {
   if (existsSync(binary)) return
   const reason = `${binary} is not installed (apt-get install -y nginx caddy); gate proxy test skipped`
   if (PROXIES_REQUIRED) throw new Error(`VOOT_GUARD_PROXIES=required, and ${reason}`)
-  console.warn(reason)
+  if (!warned.has(binary)) console.warn(reason)
+  warned.add(binary)
   ctx.skip(reason)
 }
 
