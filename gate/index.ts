@@ -24,5 +24,5 @@
 export { createGate, checkGateConfig, type Gate, type GateOptions } from './gate.js'
 export { loadGateConfig, type LoadedGateConfig } from './config-file.js'
 export { startGateServer, type GateServer, type GateServerOptions } from './server.js'
-export { formatConfigProblem, GateConfigError, type GateConfigPath, type GateConfigProblem } from './config-problem.js'
+export { formatConfigProblem, GateConfigError, type GateConfigProblem } from './config-problem.js'
 export type { GateConfig, GateDuration, GateRequirement, GateRule, GateSettings } from './config-types.js'
