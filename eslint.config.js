@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint'
 export default tseslint.config(
   { ignores: ['dist/**', 'docs-api/**', '.scratch/**', 'node_modules/**', 'test/fixtures/**'] },
   {
-    files: ['{src,adapters,oauth,testing,cli,redis,otel,bench,bin,demo}/**/*.ts'],
+    files: ['{src,adapters,oauth,testing,cli,redis,otel,gate,bench,bin,demo}/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.strictTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

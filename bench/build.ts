@@ -19,7 +19,7 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Where the compiled tree goes. */
 export const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'voot-guard-bench')
 
-const SOURCE_DIRS = ['src', 'adapters', 'testing', 'otel', 'redis', 'demo', 'bench']
+const SOURCE_DIRS = ['src', 'adapters', 'testing', 'otel', 'redis', 'oauth', 'gate', 'demo', 'bench']
 
 function* typeScriptFiles(dir: string): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -1,5 +1,5 @@
 /**
- * The `voot-guard` command line: `emulator`, `groups` and `check`. `runCli` runs one
+ * The `voot-guard` command line: `emulator`, `groups`, `check` and `gate`. `runCli` runs one
  * invocation in-process and resolves with its exit code; `bin/voot-guard.ts` is a thin
  * wrapper around it.
  *
@@ -11,13 +11,14 @@ import { checkCommand } from './check-command.js'
 import type { Command } from './command.js'
 import { emulatorCommand } from './emulator-command.js'
 import { EXIT_ERROR, EXIT_OK } from './exit-codes.js'
+import { gateCommand } from './gate-command.js'
 import { groupsCommand } from './groups-command.js'
 import type { CliIo } from './io.js'
 
 export type { CliIo, TextSink } from './io.js'
 export { EXIT_DENIED, EXIT_ERROR, EXIT_OK } from './exit-codes.js'
 
-const COMMANDS: readonly Command[] = [emulatorCommand, groupsCommand, checkCommand]
+const COMMANDS: readonly Command[] = [emulatorCommand, groupsCommand, checkCommand, gateCommand]
 
 const HELP = `Usage: voot-guard <command> [options]
 

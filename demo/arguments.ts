@@ -58,6 +58,11 @@ export const DEMO_FLAGS: readonly DemoFlag[] = [
     apply: (options, _value, env) => ({ ...options, redis: env.REDIS_URL ?? true }),
   },
   {
+    name: 'gate',
+    help: 'the gate instead of an app: voot-guard in front of any app, as nginx, Caddy, Traefik or Envoy ask it (alone)',
+    apply: (options) => ({ ...options, gate: true }),
+  },
+  {
     name: 'help',
     help: 'print this and exit',
     apply: (options) => options,
@@ -129,6 +134,10 @@ export function parseDemoArguments(
       index++
     }
     options = flag.apply(options, value, env)
+  }
+  if (seen.has('gate') && seen.size > 1 && !seen.has('help')) {
+    const others = [...seen].filter((name) => name !== 'gate').map((name) => `--${name}`)
+    throw new DemoUsageError(`--gate runs alone: it serves no app, so ${others.join(' and ')} would change nothing`)
   }
   return seen.has('help') ? { help: true } : { help: false, options }
 }

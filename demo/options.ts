@@ -26,4 +26,9 @@ export interface DemoOptions {
    * none.
    */
   redis?: true | string
+  /**
+   * The gate instead of an app (`npm start -- --gate`): `voot-guard gate` on the emulator,
+   * with curl lines that play a proxy's sub-requests. Only `runDemoCommand` reads it.
+   */
+  gate?: true
 }

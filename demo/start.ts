@@ -22,6 +22,7 @@ import { rejectUnknownKeys } from '../src/adapter-kit.js'
 import { startEmulator, type Emulator } from 'voot-guard/testing'
 import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
 import { startDemoSharedTier, type DemoSharedTier } from './shared-tier.js'
+import { startDemoGate, type DemoGate } from './gate.js'
 
 export type { DemoCurlLine } from './guide.js'
 export type { DemoOptions } from './options.js'
@@ -190,9 +191,15 @@ export async function runDemoCommand(
     io.stdout.write(demoUsage())
     return 0
   }
-  let demo: Demo
+  const { gate, ...options } = command.options
+  let demo: Demo | DemoGate
   try {
-    demo = await startDemo({ ...command.options, print: (guide) => void io.stdout.write(guide) })
+    if (gate === true) {
+      demo = await startDemoGate()
+      io.stdout.write(demo.guide)
+    } else {
+      demo = await startDemo({ ...options, print: (guide) => void io.stdout.write(guide) })
+    }
   } catch (error) {
     io.stderr.write(`The demo could not start: ${error instanceof Error ? error.message : String(error)}\n`)
     return 1

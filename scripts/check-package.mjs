@@ -44,6 +44,7 @@ const expected = {
   'voot-guard/oauth': ['createOAuthClient'],
   'voot-guard/redis': ['createRedisCache'],
   'voot-guard/otel': ['instrumentVootGuard'],
+  'voot-guard/gate': ['createGate', 'checkGateConfig', 'loadGateConfig', 'startGateServer', 'GateConfigError'],
 }
 let failed = false
 // Every subpath in `exports` is checked, listed in `expected` or not.
@@ -70,10 +71,10 @@ for (const specifier of specifiers) {
 await access(new URL(`../${pkg.bin['voot-guard']}`, import.meta.url))
 console.log('bin: ok')
 
-// The tarball: eleven subpaths (six adapters, the Redis tier, OpenTelemetry, the emulator,
-// the OAuth client) and the docs come to about 290 kB packed. The budget leaves room for
-// growth, not for source maps (31 % of the size once) or a bundled dependency.
-const BUDGET = { packedBytes: 340_000, unpackedBytes: 1_300_000 }
+// The tarball: twelve subpaths (six adapters, the Redis tier, OpenTelemetry, the emulator,
+// the OAuth client, the gate) and the docs come to about 370 kB packed. The budget leaves
+// room for growth, not for source maps (31 % of the size once) or a bundled dependency.
+const BUDGET = { packedBytes: 400_000, unpackedBytes: 1_300_000 }
 const [packed] = JSON.parse(
   execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
 )

@@ -42,6 +42,7 @@ export {
 export { createGuardFlow, type FrameworkIO, type GuardFlow, type GuardStep, type Refusal } from './guard/request-flow.js'
 export {
   prefersProblemDetails,
+  quoteHeaderValue,
   type HttpErrorAnswer,
   type HttpErrorBody,
   type HttpErrorCode,

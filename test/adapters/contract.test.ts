@@ -492,7 +492,8 @@ describe.each(FRAMEWORKS)('%s adapter: getToken, sync or async', (framework) => 
     ['a promise of a TokenSet', (token: string) => Promise.resolve({ accessToken: token, tokenType: 'Bearer' })],
     ['a number', () => 42],
     ['{ token } of a number', () => ({ token: 42 })],
-    ['a rejected promise', () => Promise.reject(new Error('session store down'))],
+    // A thenable, so that nothing rejects before getToken hands it over (an unhandled rejection).
+    ['a rejected promise', () => ({ then: (_found: unknown, fail: (error: Error) => void) => fail(new Error('session store down')) })],
   ])('answers %s as a programming error (500), never anonymously, never showing the token', async (_label, make) => {
     const token = emulator.issueToken('alice')
     const before = app.handlerCalls

@@ -394,7 +394,7 @@ describe('help and unknown commands', () => {
     expect(none.stderr).toMatch(/^Usage:/)
     const unknown = await run(['chekc'])
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toMatch(/unknown command "chekc"\. Commands: emulator, groups, check\./)
+    expect(unknown.stderr).toMatch(/unknown command "chekc"\. Commands: emulator, groups, check, gate\./)
   })
 
   it('prints the version', async () => {

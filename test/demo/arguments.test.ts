@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { DEMO_FLAGS, DemoUsageError, demoUsage, parseDemoArguments, type DemoFlag } from '../../demo/arguments.js'
 import { runDemoCommand } from '../../demo/start.js'
 
@@ -67,10 +67,10 @@ describe('parseDemoArguments', () => {
   })
 
   it('takes a new flag as one more entry of the table, in the parser and the usage', () => {
-    const gate: DemoFlag = { name: 'gate', value: 'FILE', help: 'a gate in front of the app', apply: (options) => options }
-    const flags = [...DEMO_FLAGS, gate]
-    expect(parseDemoArguments(['--gate', 'gate.yaml'], {}, flags)).toEqual({ help: false, options: {} })
-    expect(demoUsage(flags)).toMatch(/^ {2}--gate FILE\s+a gate in front of the app$/m)
+    const mirror: DemoFlag = { name: 'mirror', value: 'FILE', help: 'a mirror in front of the app', apply: (options) => options }
+    const flags = [...DEMO_FLAGS, mirror]
+    expect(parseDemoArguments(['--mirror', 'gate.yaml'], {}, flags)).toEqual({ help: false, options: {} })
+    expect(demoUsage(flags)).toMatch(/^ {2}--mirror FILE\s+a mirror in front of the app$/m)
   })
 
   it('lists every flag in the usage, with the -- that npm needs', () => {
@@ -95,6 +95,24 @@ describe('runDemoCommand', () => {
     const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true } }
     expect(await runDemoCommand(['--help'], {}, io, AbortSignal.abort())).toBe(0)
     expect(stdout).toBe(demoUsage())
+  })
+
+  it('runs the gate for --gate: prints its guide, stops on the signal, returns 0', async () => {
+    let stdout = ''
+    const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true } }
+    const stop = new AbortController()
+    const running = runDemoCommand(['--gate'], {}, io, stop.signal)
+    await vi.waitFor(() => expect(stdout).toContain('/_gate/auth-request'), { timeout: 15_000 })
+    stop.abort()
+    expect(await running).toBe(0)
+    expect(stdout).toContain('Demo stopped.')
+  })
+
+  it('refuses --gate beside a flag that would change nothing', async () => {
+    let stderr = ''
+    const io = { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } }
+    expect(await runDemoCommand(['--gate', '--framework', 'koa'], {}, io, AbortSignal.abort())).toBe(2)
+    expect(stderr).toContain('npm start: --gate runs alone: it serves no app, so --framework would change nothing')
   })
 })
 

@@ -1,0 +1,48 @@
+/**
+ * The gate's benchmark child: in one process, the gate (`createGate` on a `node:http`
+ * server) and the floor it is compared with, a `node:http` server that answers 200 doing
+ * nothing, so both run on the same process, CPU and runtime. Usage: `gate.ts '<{"baseUrl"}>'`.
+ *
+ * @module
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createGate } from '../../gate/index.js'
+import { ORG_ID } from '../../testing/index.js'
+import { serveParent } from './ipc.js'
+
+/** Ready payload of the gate child. */
+export interface GateBenchReady {
+  readonly floorPort: number
+  readonly gatePort: number
+}
+
+const { baseUrl } = JSON.parse(process.argv[2] ?? '{}') as { baseUrl: string }
+
+const gate = createGate(
+  {
+    service: { baseUrl },
+    rules: [
+      { id: 'public', path: '/public/**', allow: 'anyone' },
+      { id: 'staff', path: '/admin/**', require: { group: ORG_ID, role: 'admin' } },
+      { id: 'signed-in', allow: 'signed-in' },
+    ],
+  },
+  { logger: { warn: () => {} } },
+)
+
+async function listen(server: Server): Promise<number> {
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return (server.address() as AddressInfo).port
+}
+
+const floor = createServer((req, res) => {
+  req.resume()
+  res.writeHead(200, { 'content-length': 0 })
+  res.end()
+})
+
+const ready: GateBenchReady = { floorPort: await listen(floor), gatePort: await listen(createServer(gate.listener)) }
+await gate.ready
+serveParent({}, ready)

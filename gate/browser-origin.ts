@@ -1,0 +1,34 @@
+/**
+ * Where a browser's request to `/_gate/signin`, `/_gate/callback` or `/_gate/signout` was
+ * sent: the proxy's `X-Forwarded-Proto` and `X-Forwarded-Host` when the peer is trusted,
+ * else the request's own `Host` over plain http (the gate itself speaks http only).
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http'
+import { singleHeader } from './original-request.js'
+import { normaliseHost } from './path-normalise.js'
+import type { TrustCheck } from './trusted-proxies.js'
+
+/** A browser request's origin: scheme, host (lower-case, no port) and authority (with port). */
+export interface BrowserOrigin {
+  readonly scheme: 'http' | 'https'
+  readonly host: string
+  readonly authority: string
+}
+
+/** The origin of `req`, or `undefined` when its headers do not name one. */
+export function browserOrigin(req: IncomingMessage, trusted: TrustCheck): BrowserOrigin | undefined {
+  let scheme = 'http'
+  let authority = singleHeader(req, 'host')
+  if (trusted(req.socket.remoteAddress)) {
+    const proto = singleHeader(req, 'x-forwarded-proto')
+    const forwardedHost = singleHeader(req, 'x-forwarded-host')
+    if (proto !== undefined) scheme = proto.toLowerCase()
+    if (forwardedHost !== undefined) authority = forwardedHost
+  }
+  if (scheme !== 'http' && scheme !== 'https') return undefined
+  if (authority === undefined || !/^[A-Za-z0-9._~\-[\]:]{1,261}$/.test(authority)) return undefined
+  const host = normaliseHost(authority)
+  return host === undefined ? undefined : { scheme, host, authority }
+}

@@ -1,0 +1,114 @@
+/**
+ * The shape of the gate's configuration, as written in `gate.yaml` (or given to
+ * `createGate`), and the settings it is read into.
+ *
+ * @module
+ */
+import type { Requirement } from '../src/index.js'
+
+/**
+ * A duration: a string such as `30s`, `8h`, `1h30m`, `250ms`, or a number of seconds.
+ *
+ * @example
+ * ```ts
+ * const ttl: GateDuration = '60s'
+ * ```
+ */
+export type GateDuration = string | number
+
+/**
+ * What a rule requires: exactly one of `group`, `anyOf`, `allOf`, `groupOfType`, with an
+ * optional least `role`.
+ *
+ * @example
+ * ```ts
+ * const staff: GateRequirement = { group: 'fc:org:example.org', role: 'admin' }
+ * ```
+ */
+export type GateRequirement =
+  | { readonly group: string; readonly role?: string }
+  | { readonly anyOf: readonly string[]; readonly role?: string }
+  | { readonly allOf: readonly string[]; readonly role?: string }
+  | { readonly groupOfType: string; readonly role?: string }
+
+/**
+ * One rule: which requests it matches (`host`, `path`, `methods`) and what they need
+ * (`allow: anyone`, `allow: signed-in`, or `require`). The first matching rule decides; a
+ * request no rule matches is refused (403).
+ *
+ * @example
+ * ```ts
+ * const rule: GateRule = { id: 'staff', host: 'wiki.example.org', path: '/admin/**', require: { group: 'fc:org:example.org', role: 'admin' } }
+ * ```
+ */
+export interface GateRule {
+  /** Named in the `rule` header and the metrics. Default: the rule's index. */
+  readonly id?: string
+  /** `wiki.example.org` or `*.example.org` (one or more labels). Default: any host. */
+  readonly host?: string
+  /** A glob: `*` is one path segment, `**` any number (so `/admin/**` matches `/admin` too). Default: every path. */
+  readonly path?: string
+  /** Methods, such as `[GET, HEAD]`. Default: all. */
+  readonly methods?: readonly string[]
+  /** `anyone` (no credentials needed) or `signed-in` (a valid personal token). */
+  readonly allow?: 'anyone' | 'signed-in'
+  /** A group requirement. */
+  readonly require?: GateRequirement
+}
+
+/**
+ * The gate's configuration (the content of `gate.yaml`). See docs/gate.md.
+ *
+ * @example
+ * ```ts
+ * const config: GateConfig = {
+ *   service: { baseUrl: 'https://groups-api.dataporten.no/groups' },
+ *   rules: [{ path: '/admin/**', require: { group: 'fc:org:example.org', role: 'admin' } }, { allow: 'signed-in' }],
+ * }
+ * ```
+ */
+export interface GateConfig {
+  /** `host:port`. Default `127.0.0.1:4181`; a host other than loopback requires `trustedProxies`. */
+  readonly listen?: string
+  /** CIDRs whose forwarded headers are believed. Default `127.0.0.1/32` and `::1/128`. */
+  readonly trustedProxies?: readonly string[]
+  /** The resolver's options (`baseUrl`, `timeout`, `roles`, `cache`, ...); durations as strings or seconds. */
+  readonly service: Readonly<Record<string, unknown>> & { readonly baseUrl: string }
+  /** `voot-guard/oauth` client options (`issuer` or `authUrl`, `clientId`, `clientSecret`, `scopes`, `redirectUri`). */
+  readonly oauth?: Readonly<Record<string, unknown>> & { readonly clientId: string }
+  /** The session cookie: `secrets` (the first seals, every one opens), `name`, `maxAge` (default `8h`). */
+  readonly cookie?: { readonly name?: string; readonly secrets: readonly string[]; readonly maxAge?: GateDuration }
+  /** The shared tier of `voot-guard/redis`. */
+  readonly redis?: { readonly url: string; readonly secret: string; readonly prefix?: string }
+  /** Hosts an absolute `rd` may name besides those the rules name. */
+  readonly redirectHosts?: readonly string[]
+  /** Names of the headers sent to the app; `token: true` also passes the access token. */
+  readonly headers?: { readonly user?: string; readonly rule?: string; readonly token?: boolean | string }
+  /** Ordered; first match wins; no match denies. */
+  readonly rules: readonly GateRule[]
+}
+
+/** A rule, compiled. */
+export interface CompiledRule {
+  readonly id: string
+  /** Lower-case host, `*.suffix` (with the dot), or `undefined` for any. */
+  readonly host: string | undefined
+  readonly path: RegExp | undefined
+  readonly methods: ReadonlySet<string> | undefined
+  /** `anyone`, or the requirement (`authenticated()` for `signed-in`). */
+  readonly decision: 'anyone' | Requirement
+}
+
+/** The configuration, validated, with defaults filled in and durations in ms. */
+export interface GateSettings {
+  readonly listen: { readonly host: string; readonly port: number }
+  readonly trustedProxies: readonly string[]
+  /** Options for `createGuardCore`. */
+  readonly service: Readonly<Record<string, unknown>>
+  readonly oauth: Readonly<Record<string, unknown>> | undefined
+  readonly cookie: { readonly name: string | undefined; readonly secrets: readonly string[]; readonly maxAge: number }
+  readonly redis: { readonly url: string; readonly secret: string; readonly prefix: string | undefined } | undefined
+  readonly redirectHosts: readonly string[]
+  readonly headers: { readonly user: string; readonly rule: string; readonly token: string | undefined }
+  readonly rules: readonly GateRule[]
+}

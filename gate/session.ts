@@ -1,0 +1,145 @@
+/**
+ * The session cookie and the sign-in cookie: what they hold, their names and attributes.
+ * The session holds the tokens and the user's `sub`, never the groups: every request is
+ * decided against live memberships.
+ *
+ * @module
+ */
+import { createCookieSealer } from './cookie-seal.js'
+import { readCookie, setCookie } from './cookies.js'
+import { isLoopbackHostname } from './loopback.js'
+
+/** A signed-in browser's session. */
+export interface GateSession {
+  readonly accessToken: string
+  /** Expiry of the access token, ms since the epoch. */
+  readonly expiresAt: number | undefined
+  readonly refreshToken: string | undefined
+  /** The user's subject identifier. */
+  readonly sub: string
+  /** When the session began (ms); the session ends `cookie.maxAge` later whatever refreshes happen. */
+  readonly issuedAt: number
+}
+
+/** What a sign-in keeps between `/_gate/signin` and `/_gate/callback`. */
+export interface SignInState {
+  readonly state: string
+  readonly nonce: string | undefined
+  readonly codeVerifier: string
+  readonly maxAge: number | undefined
+  readonly rd: string
+  readonly redirectUri: string
+  readonly createdAt: number
+}
+
+/** Where a browser's request went: its scheme and host (lower-case, no port). */
+export interface Origin {
+  readonly scheme: 'http' | 'https'
+  readonly host: string
+}
+
+/** The largest `Set-Cookie` pair browsers are sure to keep. */
+export const MAX_COOKIE_BYTES = 4096
+const SIGN_IN_LIFETIME = 600_000
+
+/**
+ * Reads and writes the gate's cookies.
+ *
+ * @example
+ * ```ts
+ * const cookies = createSessionCookies({ name: undefined, secrets, maxAge: 28_800_000 }, Date.now)
+ * const session = cookies.readSession(req.headers.cookie, origin)
+ * ```
+ */
+export interface SessionCookies {
+  /** The session cookie's name for a request to `origin`. */
+  nameFor(origin: Origin): string
+  /** Whether cookies for `origin` carry `Secure` (all but plain http on loopback). */
+  secureFor(origin: Origin): boolean
+  readSession(cookieHeader: string | readonly string[] | undefined, origin: Origin): GateSession | undefined
+  /** The `Set-Cookie` value, or `undefined` when the sealed cookie would exceed 4 KB. */
+  writeSession(session: GateSession, origin: Origin): string | undefined
+  clearSession(origin: Origin): string
+  readSignIn(cookieHeader: string | readonly string[] | undefined, origin: Origin): SignInState | undefined
+  writeSignIn(state: SignInState, origin: Origin): string | undefined
+  clearSignIn(origin: Origin): string
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string'
+}
+
+/** Creates the cookie reader and writer for the configured `cookie` settings. */
+export function createSessionCookies(
+  config: { readonly name: string | undefined; readonly secrets: readonly string[]; readonly maxAge: number },
+  now: () => number,
+): SessionCookies {
+  const sessions = createCookieSealer(config.secrets, 'session')
+  const signIns = createCookieSealer(config.secrets, 'signin')
+  const secureFor = (origin: Origin) => !(origin.scheme === 'http' && isLoopbackHostname(origin.host))
+  const nameFor = (origin: Origin) => config.name ?? (secureFor(origin) ? '__Host-voot-gate' : 'voot-gate')
+  const signInName = (origin: Origin) => `${nameFor(origin)}-signin`
+  const maxAgeSeconds = Math.floor(config.maxAge / 1000)
+
+  function bounded(line: string): string | undefined {
+    return Buffer.byteLength(line) <= MAX_COOKIE_BYTES ? line : undefined
+  }
+
+  return {
+    nameFor,
+    secureFor,
+    readSession(header, origin) {
+      const name = nameFor(origin)
+      const value = readCookie(header, name)
+      const text = value === undefined ? undefined : sessions.open(name, value)
+      if (text === undefined) return undefined
+      try {
+        const [version, accessToken, expiresAt, refreshToken, sub, issuedAt] = JSON.parse(text) as unknown[]
+        if (version !== 1 || !isString(accessToken) || !isString(sub) || typeof issuedAt !== 'number') return undefined
+        if (expiresAt !== null && typeof expiresAt !== 'number') return undefined
+        if (refreshToken !== null && !isString(refreshToken)) return undefined
+        const age = now() - issuedAt
+        if (age < -60_000 || age > config.maxAge) return undefined
+        return { accessToken, expiresAt: expiresAt ?? undefined, refreshToken: refreshToken ?? undefined, sub, issuedAt }
+      } catch {
+        return undefined
+      }
+    },
+    writeSession(session, origin) {
+      const name = nameFor(origin)
+      const text = JSON.stringify([
+        1,
+        session.accessToken,
+        session.expiresAt ?? null,
+        session.refreshToken ?? null,
+        session.sub,
+        session.issuedAt,
+      ])
+      const left = Math.max(1, maxAgeSeconds - Math.floor((now() - session.issuedAt) / 1000))
+      return bounded(setCookie(name, sessions.seal(name, text), { secure: secureFor(origin), maxAge: left }))
+    },
+    clearSession: (origin) => setCookie(nameFor(origin), '', { secure: secureFor(origin), maxAge: 0 }),
+    readSignIn(header, origin) {
+      const name = signInName(origin)
+      const value = readCookie(header, name)
+      const text = value === undefined ? undefined : signIns.open(name, value)
+      if (text === undefined) return undefined
+      try {
+        const state = JSON.parse(text) as SignInState
+        const age = now() - state.createdAt
+        if (typeof state.createdAt !== 'number' || age < -60_000 || age > SIGN_IN_LIFETIME) return undefined
+        if (!isString(state.state) || !isString(state.codeVerifier) || !isString(state.rd) || !isString(state.redirectUri)) return undefined
+        return state
+      } catch {
+        return undefined
+      }
+    },
+    writeSignIn(state, origin) {
+      const name = signInName(origin)
+      return bounded(
+        setCookie(name, signIns.seal(name, JSON.stringify(state)), { secure: secureFor(origin), maxAge: SIGN_IN_LIFETIME / 1000 }),
+      )
+    },
+    clearSignIn: (origin) => setCookie(signInName(origin), '', { secure: secureFor(origin), maxAge: 0 }),
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * docs/gate.md shows the configs the tests run: its nginx and Caddy snippets are
+ * examples/gate/nginx.conf and examples/gate/Caddyfile byte for byte; its Traefik and Envoy
+ * snippets use the endpoints and header names the protocol tests exercise.
+ */
+import { readFile } from 'node:fs/promises'
+import { describe, expect, it } from 'vitest'
+
+const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), 'utf8')
+
+function fenced(markdown: string, language: string): string[] {
+  return [...markdown.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1] as string)
+}
+
+describe('docs/gate.md', () => {
+  it('shows examples/gate/nginx.conf and examples/gate/Caddyfile as they are', async () => {
+    const doc = await read('docs/gate.md')
+    expect(fenced(doc, 'nginx')).toEqual([await read('examples/gate/nginx.conf')])
+    expect(fenced(doc, 'caddy')).toEqual([await read('examples/gate/Caddyfile')])
+  })
+
+  it('points Traefik and Envoy at the endpoints the protocol tests call, with a 503 on error', async () => {
+    const yaml = fenced(await read('docs/gate.md'), 'yaml').join('\n')
+    expect(yaml).toContain('address: http://127.0.0.1:4181/_gate/forward-auth')
+    expect(yaml).toContain('authResponseHeaders: [X-Voot-User, X-Voot-Rule]')
+    expect(yaml).toContain('trustForwardHeader: false')
+    expect(yaml).toContain('path_prefix: /_gate/ext-authz')
+    expect(yaml).toContain('status_on_error: { code: ServiceUnavailable }')
+    expect(yaml).toContain('nginx.ingress.kubernetes.io/auth-url: "http://voot-gate.auth.svc.cluster.local:4181/_gate/auth-request"')
+  })
+})

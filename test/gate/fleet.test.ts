@@ -1,0 +1,72 @@
+/**
+ * A fleet of two gates with `redis` (a real redis-server): an answer one instance fetched is
+ * served by the other without asking the group service again, and a sign-out on one drops
+ * the token's answers on both. Redis's contents hold no token.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startRedisServer, type RedisServer } from '../../demo/redis-server.js'
+import type { Emulator } from '../../testing/index.js'
+import type { GateServer } from '../../gate/index.js'
+import { createSessionCookies } from '../../gate/session.js'
+import { everyKeyOn } from '../support/redis-topology.js'
+import { COOKIE_SECRETS, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
+import { send } from './support/raw-request.js'
+
+let emulator: Emulator
+let redis: RedisServer
+let one: GateServer
+let two: GateServer
+
+beforeAll(async () => {
+  emulator = await startGateEmulator()
+  redis = await startRedisServer()
+  const config = testGateConfig(emulator, {
+    redis: { url: redis.url, secret: 'fleet-test-shared-secret-0123456789abcdef', prefix: 'gate-test:' },
+  })
+  one = await startTestGate(config)
+  two = await startTestGate(config)
+  await Promise.all([one.gate.ready, two.gate.ready])
+}, 30_000)
+
+afterAll(async () => {
+  await one?.close()
+  await two?.close()
+  await redis?.stop()
+  await emulator?.close()
+})
+
+function check(gate: GateServer, cookie: string) {
+  return send(gate.url, '/_gate/auth-request', {
+    headers: { 'x-original-url': 'http://127.0.0.1/admin/x', 'x-original-method': 'GET', cookie },
+  })
+}
+
+describe('two gates sharing Redis', () => {
+  it('share answers, and a sign-out on one drops them on both', async () => {
+    const token = emulator.issueToken('alice')
+    const cookies = createSessionCookies({ name: undefined, secrets: COOKIE_SECRETS, maxAge: 3_600_000 }, Date.now)
+    const setCookie = cookies.writeSession(
+      { accessToken: token, expiresAt: Date.now() + 3_600_000, refreshToken: undefined, sub: 'alice', issuedAt: Date.now() },
+      { scheme: 'http', host: '127.0.0.1' },
+    ) as string
+    const cookie = setCookie.split(';')[0] as string
+
+    emulator.resetLog()
+    expect((await check(one, cookie)).status).toBe(200)
+    const asked = emulator.count()
+    expect(asked).toBeGreaterThan(0)
+    // The other instance reads the answer from Redis.
+    expect((await check(two, cookie)).status).toBe(200)
+    expect(emulator.count()).toBe(asked)
+    const stored = await everyKeyOn(redis.url)
+    expect(stored.length).toBeGreaterThan(0)
+    expect(JSON.stringify(stored)).not.toContain(token)
+
+    const out = await send(one.url, '/_gate/signout', { method: 'POST', headers: { cookie, origin: one.url } })
+    expect(out.status).toBe(303)
+    // Within a second, the other instance has dropped its copy too: it asks again.
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect((await check(two, cookie)).status).toBe(200)
+    expect(emulator.count()).toBeGreaterThan(asked)
+  })
+})
