@@ -7,7 +7,7 @@
  */
 import { type AddressInfo, createServer } from 'node:net'
 import { type Child, startChild } from './child.js'
-import { LOAD_CPU, SERVER_CPU } from './cpus.js'
+import { LOAD_CPU, raisePriority, SERVER_CPU } from './cpus.js'
 import type { ServerConfig, ServerReady } from './servers/config.js'
 import { failuresOf, type RoundResults } from './suites/throughput.js'
 import type { Row } from './table.js'
@@ -41,8 +41,8 @@ export async function stop(...stopping: Child<unknown>[]): Promise<void> {
   }
 }
 
-/** Starts the server child of a framework on the server CPU. */
-export function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
+/** Starts the server child of a framework on the server CPU (at a real-time priority with `--realtime`). */
+export async function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
   const scripts: Partial<Record<ServerConfig['framework'], string>> = {
     koa3: './servers/koa.js',
     fastify: './servers/fastify.js',
@@ -51,7 +51,9 @@ export function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
     'node-http': './servers/node-http.js',
   }
   const script = scripts[config.framework] ?? './servers/express.js'
-  return start<ServerReady>(script, [JSON.stringify(config)], SERVER_CPU)
+  const server = await start<ServerReady>(script, [JSON.stringify(config)], SERVER_CPU)
+  raisePriority(server.pid)
+  return server
 }
 
 /** Fails unless `path` answers `status` for `token` (a check before a figure is measured). */
