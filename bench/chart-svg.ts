@@ -71,7 +71,8 @@ function tickStep(max: number): number {
 }
 
 function tickLabel(value: number, step: number): string {
-  const digits = step >= 1 ? 0 : Math.min(3, Math.ceil(-Math.log10(step)))
+  // As many decimals as the step has (0.25 → 2), so that no two ticks read alike.
+  const digits = Math.min(3, (String(Number(step.toPrecision(6))).split('.')[1] ?? '').length)
   return value.toFixed(digits)
 }
 
@@ -83,7 +84,8 @@ export function renderBarChart(chart: BarChart): string {
   const max = chart.max ?? Math.max(step, Math.ceil((largest * 1.05) / step) * step)
   const x = (value: number): number => LABEL_WIDTH + (PLOT_WIDTH * Math.max(0, Math.min(value, max))) / max
   const legend = (chart.series?.length ?? 0) > 1
-  const top = 48 + (chart.subtitle === undefined ? 0 : 16) + (legend ? 22 : 0)
+  const both = chart.baseline !== undefined && chart.goal !== undefined
+  const top = 48 + (chart.subtitle === undefined ? 0 : 16) + (legend ? 22 : 0) + (both ? 14 : 0)
   const parts: string[] = []
   let y = top
   const rows: string[] = []
@@ -124,11 +126,13 @@ export function renderBarChart(chart: BarChart): string {
   ] as const) {
     if (reference === undefined) continue
     const at = x(reference.value).toFixed(1)
-    parts.push(`<line x1="${at}" y1="${top - 8}" x2="${at}" y2="${bottom}" class="${cls}"/>`)
-    parts.push(`<text x="${at}" y="${top - 11}" text-anchor="middle" class="${cls}-label">${xml(reference.label)}</text>`)
+    parts.push(`<line x1="${at}" y1="${cls === 'goal' && both ? top - 22 : top - 8}" x2="${at}" y2="${bottom}" class="${cls}"/>`)
+    // With both lines, the goal's label one line higher, so that close lines keep legible labels.
+    const labelY = cls === 'goal' && both ? top - 25 : top - 11
+    parts.push(`<text x="${at}" y="${labelY}" text-anchor="middle" class="${cls}-label">${xml(reference.label)}</text>`)
   }
   parts.push(...rows)
-  let height = bottom + 46
+  let height = bottom + 54
   for (const line of chart.footnotes ?? []) {
     parts.push(`<text x="12" y="${height}" class="foot">${xml(line)}</text>`)
     height += 15

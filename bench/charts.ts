@@ -32,6 +32,7 @@ interface RunInfo {
   readonly loadBefore?: number
   readonly loadAfter?: number
   readonly profile?: string
+  readonly realtime?: boolean
 }
 
 /** The merged figures: each top-level key of the runs' details, and which run it came from. */
@@ -59,7 +60,8 @@ function merge(files: readonly string[]): Merged {
 function conditions(run: RunInfo | undefined): string {
   if (run === undefined) return ''
   const load = run.loadBefore === undefined ? '' : `, load average ${run.loadBefore.toFixed(1)} before the run`
-  return `${run.date?.slice(0, 16).replace('T', ' ') ?? ''} UTC, Node ${run.node ?? '?'}, ${run.profile ?? ''} profile${load}`
+  const priority = run.realtime === true ? ', --realtime' : ''
+  return `${run.date?.slice(0, 16).replace('T', ' ') ?? ''} UTC, Node ${run.node ?? '?'}, ${run.profile ?? ''} profile${priority}${load}`
 }
 
 const us = (value: number): string => `${value.toFixed(2)} µs`
@@ -209,7 +211,7 @@ function figure2Throughput(merged: Merged): BarChart | undefined {
     axis: 'requests per second / the bare route’s, same round (median of rounds)',
     bars,
     baseline: { value: 1, label: 'bare = 1' },
-    goal: { value: 0.95, label: '0.95' },
+    goal: { value: 0.95, label: 'goal 0.95' },
     max: 1.2,
     footnotes: ['Closed loop, 50 connections; a noisy neighbour moves these more than the CPU per request above.'],
   }

@@ -45,6 +45,12 @@ describe('renderBarChart', () => {
     expect(svg).toContain('>goal<')
   })
 
+  it('labels ticks with as many decimals as their step, so that no two read alike', () => {
+    const svg = renderBarChart({ title: 't', axis: 'x', max: 1.25, bars: [{ label: 'a', segments: [{ value: 1, series: 0 }] }] })
+    const ticks = [...svg.matchAll(/class="tick">([^<]+)</g)].map((match) => match[1])
+    expect(ticks).toEqual(['0.00', '0.25', '0.50', '0.75', '1.00', '1.25'])
+  })
+
   it('escapes text and keeps the document well formed', () => {
     const svg = renderBarChart({ title: 'a < b & "c"', axis: 'x', bars: [{ label: '<script>', segments: [{ value: 1, series: 0 }] }] })
     expect(svg).not.toContain('<script>')
