@@ -64,7 +64,6 @@ async function profileRoute(route: (typeof ROUTES)[number], round: number): Prom
   const server = await start<ServerReady>(script, [JSON.stringify({ framework, baseUrl: emulator.ready.baseUrl })], SERVER_CPU, {
     nodeOptions: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${interval}`],
   })
-  raisePriority(server.pid)
   const load = (duration: number) => closedLoop({ port: server.ready.port, path: route.path, duration, headers, ...LOAD }, server)
   await load(2) // warm-up: the cache, the JIT
   const before = await server.cpu()

@@ -49,8 +49,8 @@ export function pinSelf(cpu: number): boolean {
 }
 
 /**
- * `--realtime`: the load generator and the servers under test run at a real-time priority
- * (`SCHED_RR` 1, all threads), so that other work on a shared machine cannot make them
+ * `--realtime`: every process of the run (the load generator, the servers under test, the
+ * emulators; not the idle spinners) runs at a real-time priority (`SCHED_RR` 1, all threads), so that other work on a shared machine cannot make them
  * wait for a time slice each time a request wakes them. Without it, with other processes
  * runnable on both cores, the server waited on every wake-up, ran a few per cent of the
  * time with cold caches, and its CPU per request doubled and swung from round to round

@@ -29,6 +29,9 @@ export async function start<R>(
   { nodeOptions = [], idlePriority = false }: { nodeOptions?: readonly string[]; idlePriority?: boolean } = {},
 ): Promise<Child<R>> {
   const child = await startChild<R>(script, { args, cpu, nodeOptions, idlePriority })
+  // With `--realtime`, every process of the run but the idle spinners: a group service
+  // emulator left behind at normal priority would make the cold figures measure it.
+  if (!idlePriority) raisePriority(child.pid)
   children.push(child)
   return child
 }
@@ -41,8 +44,8 @@ export async function stop(...stopping: Child<unknown>[]): Promise<void> {
   }
 }
 
-/** Starts the server child of a framework on the server CPU (at a real-time priority with `--realtime`). */
-export async function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
+/** Starts the server child of a framework on the server CPU. */
+export function startServer(config: ServerConfig): Promise<Child<ServerReady>> {
   const scripts: Partial<Record<ServerConfig['framework'], string>> = {
     koa3: './servers/koa.js',
     fastify: './servers/fastify.js',
@@ -51,9 +54,7 @@ export async function startServer(config: ServerConfig): Promise<Child<ServerRea
     'node-http': './servers/node-http.js',
   }
   const script = scripts[config.framework] ?? './servers/express.js'
-  const server = await start<ServerReady>(script, [JSON.stringify(config)], SERVER_CPU)
-  raisePriority(server.pid)
-  return server
+  return start<ServerReady>(script, [JSON.stringify(config)], SERVER_CPU)
 }
 
 /** Fails unless `path` answers `status` for `token` (a check before a figure is measured). */

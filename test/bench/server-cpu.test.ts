@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest'
 import type { ClosedLoopResult } from '../../bench/load.js'
 import { guardCpu, guardCpuRow } from '../../bench/suites/server-cpu.js'
 
-const slice = (user: number, system: number): ClosedLoopResult => ({
+const slice = (user: number, system: number, serverBusy = 1): ClosedLoopResult => ({
   rps: 1000,
   total: 1000,
   failures: 0,
   cpuUsPerRequest: user + system,
   userUsPerRequest: user,
   systemUsPerRequest: system,
-  serverBusy: 1,
+  serverBusy,
   loadWakeupsPerRequest: 0,
 })
 
@@ -57,5 +57,18 @@ describe('guardCpu', () => {
     expect(guardCpuRow('Koa 3', cpu, 0.5, false).met).toBe(true)
     const dearer = guardCpu(new Map([...results, ['voot-guard', [slice(16.2, 5)]]]))
     expect(guardCpuRow('Koa 3', dearer, undefined, false).met).toBe(false) // 6 %
+  })
+
+  it('gives no verdict when the server was not saturated (it measured waiting, not the routes)', () => {
+    const idle = guardCpu(
+      new Map([
+        ['bare', [slice(15, 5, 0.1)]],
+        ['no-op middleware', [slice(15, 5, 0.1)]],
+        ['voot-guard', [slice(15.1, 5, 0.1)]],
+      ]),
+    )
+    const row = guardCpuRow('Fastify 5', idle, undefined, false)
+    expect(row.met).toBeUndefined()
+    expect(row.result).toContain('no verdict')
   })
 })
