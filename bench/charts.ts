@@ -13,6 +13,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { format, resolveConfig } from 'prettier'
 import { type Bar, type BarChart, renderBarChart } from './chart-svg.js'
 import type { ClosedLoopResult } from './load.js'
 import type { HotPathFigure } from './suites/hot-path-figure.js'
@@ -322,7 +323,8 @@ const merged = merge(inputs.length === 0 ? [KEPT] : inputs)
 mkdirSync(CHARTS, { recursive: true })
 if (inputs.length > 0) {
   // Kept with the charts, so that they can be drawn again (and checked) from the repository.
-  writeFileSync(KEPT, `${JSON.stringify(merged)}\n`)
+  // Formatted as the repository formats `bench/`, so that `npm run format:check` passes.
+  writeFileSync(KEPT, await format(JSON.stringify(merged), { ...(await resolveConfig(KEPT)), parser: 'json' }))
 }
 const hot = merged.figures['hotPath'] as { total?: HotPathFigure } | undefined
 const figure1Us = hot?.total === undefined ? undefined : hot.total.ns / 1000
