@@ -10,14 +10,18 @@
  * @module
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 
 /** The project root. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
-/** Where the compiled tree goes. */
-export const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'voot-guard-bench')
+/**
+ * Where the compiled tree goes. `VOOT_BENCH_BUILD_DIR` puts it elsewhere (inside the
+ * project, e.g. `.scratch/bench-build`, so that packages still resolve): git worktrees that
+ * share one `node_modules` would otherwise share, and overwrite, one compiled tree.
+ */
+export const BUILD_DIR = resolve(process.env['VOOT_BENCH_BUILD_DIR'] ?? join(ROOT, 'node_modules', '.cache', 'voot-guard-bench'))
 
 const SOURCE_DIRS = ['src', 'adapters', 'testing', 'otel', 'redis', 'oauth', 'gate', 'demo', 'bench']
 

@@ -15,7 +15,7 @@ export interface Child<Ready> {
   readonly pid: number
   /** Sends a command and resolves with the child's answer. */
   call<T = unknown>(command: string, argument?: unknown): Promise<T>
-  /** CPU time (user + system, µs) and wall time (ns) of the child now. */
+  /** CPU time (user + system, and each, µs) and wall time (ns) of the child now. */
   cpu(): Promise<CpuSample>
   /** Stops the child and waits for it to exit. */
   stop(): Promise<void>
@@ -24,6 +24,8 @@ export interface Child<Ready> {
 /** A CPU-time sample of a child. */
 export interface CpuSample {
   readonly cpuUs: number
+  readonly userUs: number
+  readonly systemUs: number
   readonly wallNs: bigint
 }
 
@@ -113,7 +115,7 @@ export function startChild<Ready>(script: string, options: StartChildOptions = {
       call,
       async cpu() {
         const sample = await call<{ user: number; system: number; wallNs: string }>('cpu')
-        return { cpuUs: sample.user + sample.system, wallNs: BigInt(sample.wallNs) }
+        return { cpuUs: sample.user + sample.system, userUs: sample.user, systemUs: sample.system, wallNs: BigInt(sample.wallNs) }
       },
       async stop() {
         if (!exited) {

@@ -6,6 +6,10 @@
  */
 import { readFileSync } from 'node:fs'
 
+// The compiled tree's root (see build.ts), wherever `VOOT_BENCH_BUILD_DIR` put it: this
+// module is its `bench/cpu-profile-analysis.js`.
+const BUILD_ROOT = new URL('..', import.meta.url).href
+
 interface CallFrame {
   readonly functionName: string
   readonly url: string
@@ -47,8 +51,7 @@ function kindOf(frame: CallFrame): string {
   const { functionName, url } = frame
   if (functionName === '(garbage collector)') return 'garbage collector'
   if (functionName === '(program)') return 'V8 and Node native (program)'
-  // The compiled tree lives under node_modules/.cache/voot-guard-bench/ (see build.ts).
-  const ours = url.split('/voot-guard-bench/')[1]
+  const ours = url.startsWith(BUILD_ROOT) ? url.slice(BUILD_ROOT.length) : undefined
   if (ours !== undefined) return ours.startsWith('bench/') ? 'the benchmark app (handlers, timing)' : 'voot-guard'
   if (/node_modules\/(express|router)\//.test(url)) return 'Express and its router'
   if (url.includes('node_modules/')) return `other packages (${url.split('node_modules/').pop()?.split('/')[0] ?? '?'})`
@@ -61,7 +64,7 @@ function kindOf(frame: CallFrame): string {
 }
 
 function frameName(frame: CallFrame): string {
-  const where = frame.url.replace(/^.*voot-guard-bench\//, '').replace(/^.*node_modules\//, '')
+  const where = (frame.url.startsWith(BUILD_ROOT) ? frame.url.slice(BUILD_ROOT.length) : frame.url).replace(/^.*node_modules\//, '')
   return `${frame.functionName === '' ? '(anonymous)' : frame.functionName} ${where}:${frame.lineNumber + 1}`
 }
 

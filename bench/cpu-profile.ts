@@ -6,7 +6,7 @@
  * code (see `cpu-profile-analysis.ts`). The sampling interval (`--interval`, µs) trades
  * resolution for the profiler's own overhead, which every route pays alike.
  *
- * Usage: `npm run bench:profile -- [--seconds 15] [--rounds 2] [--interval 500] [--framework express5 | node-http | fastify]`;
+ * Usage: `npm run bench:profile -- [--seconds 15] [--rounds 2] [--interval 500] [--framework express5 | node-http | fastify] [--realtime]`;
  * `node-http` and `fastify` run the same guard in a plain Node server and in Fastify, as controls.
  *
  * @module
@@ -15,7 +15,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { breakDown, type ProfileBreakdown } from './cpu-profile-analysis.js'
-import { LOAD_CPU, pinSelf, SERVER_CPU } from './cpus.js'
+import { LOAD_CPU, pinSelf, raisePriority, SERVER_CPU } from './cpus.js'
 import { closedLoop } from './load.js'
 import { LOAD } from './profile.js'
 import { children, progress, start, startIdleSpinners, stop } from './run-context.js'
@@ -51,6 +51,7 @@ const ROUTES = [
 ] as const
 
 pinSelf(LOAD_CPU)
+raisePriority(process.pid)
 await startIdleSpinners()
 const emulator = await start<EmulatorReady>('./servers/emulator.js', ['0'], LOAD_CPU)
 const [token] = await emulator.call<string[]>('issue', { user: 'alice', count: 1 })

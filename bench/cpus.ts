@@ -47,3 +47,25 @@ export function pinSelf(cpu: number): boolean {
     return false
   }
 }
+
+/**
+ * `--realtime`: every process of the run (the load generator, the servers under test, the
+ * emulators; not the idle spinners) runs at a real-time priority (`SCHED_RR` 1, all threads), so that other work on a shared machine cannot make them
+ * wait for a time slice each time a request wakes them. Without it, with other processes
+ * runnable on both cores, the server waited on every wake-up, ran a few per cent of the
+ * time with cold caches, and its CPU per request doubled and swung from round to round
+ * (see BENCHMARKS.md, "Inside servers"). Opt-in: for the length of a run it leaves other
+ * work on the two cores only what the kernel's real-time throttling keeps for it (5 %).
+ */
+export const REALTIME = process.argv.includes('--realtime')
+
+/** Moves every thread of `pid` to `SCHED_RR` 1 (with `--realtime`); returns whether it did. */
+export function raisePriority(pid: number): boolean {
+  if (!REALTIME) return false
+  try {
+    execFileSync('chrt', ['-a', '-r', '-p', '1', String(pid)], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}

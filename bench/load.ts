@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 import { Pool } from 'undici'
 import type { Child } from './child.js'
@@ -33,13 +34,33 @@ export interface ClosedLoopResult {
   readonly failures: number
   /** Server CPU time per completed request, µs (when a server child was sampled). */
   readonly cpuUsPerRequest: number
+  /** The same, user-space CPU only (the process's own code, V8, its helper threads). */
+  readonly userUsPerRequest: number
+  /** The same, kernel CPU only (system calls: the sockets, epoll, futexes of helper threads). */
+  readonly systemUsPerRequest: number
   /** Share of one core the server used (1 = saturated: the server was the bottleneck). */
   readonly serverBusy: number
+  /**
+   * Times the load generator went to sleep per request (its voluntary context switches).
+   * Each one is a wake-up that a server's response has to pay for in kernel time: the
+   * closed loop's own effect, larger the closer the server is to keeping up.
+   */
+  readonly loadWakeupsPerRequest: number
+}
+
+/** Voluntary context switches of this process's main thread (Linux), or NaN elsewhere. */
+function sleepsOfThisProcess(): number {
+  try {
+    return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN)
+  } catch {
+    return Number.NaN
+  }
 }
 
 /** Runs autocannon against `127.0.0.1:port`, sampling the server child's CPU around it. */
 export async function closedLoop(options: ClosedLoopOptions, server?: Child<unknown>): Promise<ClosedLoopResult> {
   const before = await server?.cpu()
+  const sleepsBefore = sleepsOfThisProcess()
   const started = performance.now()
   const result = await autocannon({
     url: `http://127.0.0.1:${options.port}${options.path}`,
@@ -51,13 +72,18 @@ export async function closedLoop(options: ClosedLoopOptions, server?: Child<unkn
   })
   // autocannon's own duration is coarse (whole ticks); the wall clock around it is not.
   const seconds = (performance.now() - started) / 1000
+  const sleeps = sleepsOfThisProcess() - sleepsBefore
   const after = await server?.cpu()
   const total = result.requests.total
   let cpuUsPerRequest = Number.NaN
+  let userUsPerRequest = Number.NaN
+  let systemUsPerRequest = Number.NaN
   let serverBusy = Number.NaN
   if (before !== undefined && after !== undefined) {
     const cpuUs = after.cpuUs - before.cpuUs
     cpuUsPerRequest = cpuUs / Math.max(1, total)
+    userUsPerRequest = (after.userUs - before.userUs) / Math.max(1, total)
+    systemUsPerRequest = (after.systemUs - before.systemUs) / Math.max(1, total)
     serverBusy = cpuUs / (Number(after.wallNs - before.wallNs) / 1000)
   }
   return {
@@ -65,7 +91,10 @@ export async function closedLoop(options: ClosedLoopOptions, server?: Child<unkn
     total,
     failures: result.non2xx + result.errors + result.timeouts,
     cpuUsPerRequest,
+    userUsPerRequest,
+    systemUsPerRequest,
     serverBusy,
+    loadWakeupsPerRequest: sleeps / Math.max(1, total),
   }
 }
 

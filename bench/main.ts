@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { join } from 'node:path'
-import { LOAD_CPU, pinSelf, SERVER_CPU } from './cpus.js'
+import { LOAD_CPU, pinSelf, raisePriority, REALTIME, SERVER_CPU } from './cpus.js'
 import { cpuCounters, load1, stealShare } from './machine.js'
 import { frameworks, profile, wanted, wantedFramework } from './profile.js'
 import { children, details, progress, rows, start, startIdleSpinners, stop, us } from './run-context.js'
@@ -50,6 +50,8 @@ async function hotPath(): Promise<HotPathResult> {
 
 async function main(): Promise<void> {
   const pinned = pinSelf(LOAD_CPU)
+  const realtime = raisePriority(process.pid)
+  if (REALTIME && !realtime) progress('  note: --realtime: could not raise the priority (chrt missing, or not allowed)')
   const started = Date.now()
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`
   progress(
@@ -62,12 +64,13 @@ async function main(): Promise<void> {
     progress(`  note: load average ${loadBefore.toFixed(2)} before the run: other processes compete for the cores, figures will be noisy`)
 
   const hot = wanted('1') ? await hotPath() : undefined
+  const figure1Us = hot === undefined ? undefined : hot.total.ns / 1000
   const emulator = await start<EmulatorReady>('./servers/emulator.js', ['0'], LOAD_CPU)
   const [token] = await emulator.call<string[]>('issue', { user: 'alice', count: 1 })
   let bareRps: number | undefined
   let bareCpuUs: number | undefined
   if (wanted('2', '3') && wantedFramework('express5')) {
-    const express5 = await warmThroughput(emulator, token ?? '')
+    const express5 = await warmThroughput(emulator, token ?? '', figure1Us)
     bareRps = medianRps(express5.pair, 'bare')
     bareCpuUs = express5.bareCpuUs
   }
@@ -107,7 +110,7 @@ async function main(): Promise<void> {
       })
     }
   }
-  if ((profile.otherFrameworks || frameworks !== undefined) && wanted('2')) await otherFrameworks(emulator, token ?? '')
+  if ((profile.otherFrameworks || frameworks !== undefined) && wanted('2')) await otherFrameworks(emulator, token ?? '', figure1Us)
   if (profile.cold !== undefined && wanted('4')) await coldPath(profile.cold)
   if (wanted('8')) await failures(emulator)
   await stop(emulator)
@@ -130,6 +133,7 @@ async function main(): Promise<void> {
     node: process.version,
     machine,
     pinned,
+    realtime,
     loadBefore,
     loadAfter,
     steal,
@@ -140,7 +144,7 @@ async function main(): Promise<void> {
   writeFileSync(join(import.meta.dirname ?? '.', '..', 'results.json'), `${JSON.stringify(details, null, 2)}\n`)
   process.stdout.write(
     `\nvoot-guard benchmarks (${profile.name}), ${new Date(started).toISOString()}, Node ${process.version}, ${machine}, ` +
-      `load average ${loadBefore.toFixed(2)} before (${loadAfter.toFixed(2)} after, with the 2 idle spinners), CPU steal ${Number.isNaN(steal) ? 'n/a' : `${(100 * steal).toFixed(0)} %`}, ${minutes.toFixed(1)} min\n\n${renderTable(rows)}\n`,
+      `load average ${loadBefore.toFixed(2)} before (${loadAfter.toFixed(2)} after, with the 2 idle spinners), CPU steal ${Number.isNaN(steal) ? 'n/a' : `${(100 * steal).toFixed(0)} %`}, ${realtime ? 'real-time priority (--realtime), ' : ''}${minutes.toFixed(1)} min\n\n${renderTable(rows)}\n`,
   )
 }
 

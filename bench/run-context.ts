@@ -7,7 +7,7 @@
  */
 import { type AddressInfo, createServer } from 'node:net'
 import { type Child, startChild } from './child.js'
-import { LOAD_CPU, SERVER_CPU } from './cpus.js'
+import { LOAD_CPU, raisePriority, SERVER_CPU } from './cpus.js'
 import type { ServerConfig, ServerReady } from './servers/config.js'
 import { failuresOf, type RoundResults } from './suites/throughput.js'
 import type { Row } from './table.js'
@@ -29,6 +29,9 @@ export async function start<R>(
   { nodeOptions = [], idlePriority = false }: { nodeOptions?: readonly string[]; idlePriority?: boolean } = {},
 ): Promise<Child<R>> {
   const child = await startChild<R>(script, { args, cpu, nodeOptions, idlePriority })
+  // With `--realtime`, every process of the run but the idle spinners: a group service
+  // emulator left behind at normal priority would make the cold figures measure it.
+  if (!idlePriority) raisePriority(child.pid)
   children.push(child)
   return child
 }

@@ -11,6 +11,7 @@ import { createGuard } from '../../adapters/express/index.js'
 import { authorizationOf, createGuardCore, type VootContext } from '../../src/adapter-kit.js'
 import { ORG_ID } from '../../testing/index.js'
 import { createPeers, type Peers } from './jwt-peers.js'
+import { burn } from './burn.js'
 import { serveParent } from './ipc.js'
 import { createNaiveGuards } from './naive-guards.js'
 import { createTimings } from './timings.js'
@@ -35,6 +36,15 @@ app.get('/bare', ok)
 app.get('/guarded', guard.requireGroup(ORG_ID, 'admin'), ok)
 // What any middleware costs in this framework, guard or not: the guard's own share is the rest.
 app.get('/noop', noop, ok)
+// The burn control (see burn.ts): what any middleware doing the guard's amount of work costs here.
+app.get(
+  '/burn',
+  (_req, _res, next) => {
+    burn()
+    next()
+  },
+  ok,
+)
 // The same middlewares, each timed inside the server (see timings.ts).
 const timings = createTimings()
 app.get('/timed/noop', timings.express('no-op middleware', noop), ok)

@@ -9,6 +9,7 @@ import Fastify, { type FastifyReply, type FastifyRequest, type onRequestHookHand
 import { createGuard } from '../../adapters/fastify/index.js'
 import { ORG_ID } from '../../testing/index.js'
 import type { ServerConfig, ServerReady } from './config.js'
+import { burn } from './burn.js'
 import { serveParent } from './ipc.js'
 import { createTimings } from './timings.js'
 
@@ -28,6 +29,12 @@ app.get('/bare', ok)
 app.get('/guarded', { onRequest: guarded }, ok)
 // What any hook costs in this framework, guard or not: the guard's own share is the rest.
 app.get('/noop', { onRequest: noop }, ok)
+// The burn control (see burn.ts): what any hook doing the guard's amount of work costs here.
+const burning: onRequestHookHandler = (_request, _reply, done) => {
+  burn()
+  done()
+}
+app.get('/burn', { onRequest: burning }, ok)
 // The same hooks, each timed inside the server (see timings.ts).
 const timings = createTimings()
 app.get('/timed/noop', { onRequest: timings.fastify('no-op middleware', noop) }, ok)

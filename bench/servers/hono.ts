@@ -11,6 +11,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import { createGuard } from '../../adapters/hono/index.js'
 import { ORG_ID } from '../../testing/index.js'
 import type { ServerConfig, ServerReady } from './config.js'
+import { burn } from './burn.js'
 import { serveParent } from './ipc.js'
 import { createTimings } from './timings.js'
 
@@ -24,6 +25,15 @@ app.get('/bare', ok)
 app.get('/guarded', guard.requireGroup(ORG_ID, 'admin'), ok)
 // What any middleware costs in this framework, guard or not: the guard's own share is the rest.
 app.get('/noop', noop, ok)
+// The burn control (see burn.ts): what any middleware doing the guard's amount of work costs here.
+app.get(
+  '/burn',
+  (_c, next) => {
+    burn()
+    return next()
+  },
+  ok,
+)
 // The same middlewares, each timed inside the server (see timings.ts).
 const timings = createTimings()
 app.get('/timed/noop', timings.hono('no-op middleware', noop), ok)

@@ -9,6 +9,7 @@ import Koa, { type Context } from 'koa'
 import { createGuard } from '../../adapters/koa/index.js'
 import { ORG_ID } from '../../testing/index.js'
 import type { ServerConfig, ServerReady } from './config.js'
+import { burn } from './burn.js'
 import { serveParent } from './ipc.js'
 import { createTimings } from './timings.js'
 
@@ -34,6 +35,11 @@ app.use((ctx) => {
   if (ctx.path === '/guarded') return guarded(ctx, () => ok(ctx)) as Promise<void>
   // What any middleware costs here, guard or not: the guard's own share is the rest.
   if (ctx.path === '/noop') return noop(ctx, () => ok(ctx))
+  // The burn control (see burn.ts): what any middleware doing the guard's amount of work costs here.
+  if (ctx.path === '/burn') {
+    burn()
+    return noop(ctx, () => ok(ctx))
+  }
   if (ctx.path === '/timed/noop') return timedNoop(ctx, () => ok(ctx))
   if (ctx.path === '/timed/guarded') return timedGuarded(ctx, () => ok(ctx))
   ctx.status = 404

@@ -15,6 +15,7 @@ import type { Express } from 'express'
 import { RequireGroup, VOOT_GUARD_CORE, VootGuard, VootGuardModule, type NestGuardCore } from '../../adapters/nestjs/index.js'
 import { ORG_ID } from '../../testing/index.js'
 import type { ServerConfig, ServerReady } from './config.js'
+import { burn } from './burn.js'
 import { serveParent } from './ipc.js'
 import { createTimings } from './timings.js'
 
@@ -27,6 +28,15 @@ class NoopGuard implements CanActivate {
   }
 }
 Injectable()(NoopGuard)
+
+// The burn control (see burn.ts): what any guard doing the voot guard's amount of work costs here.
+class BurnGuard implements CanActivate {
+  canActivate(): boolean {
+    burn()
+    return true
+  }
+}
+Injectable()(BurnGuard)
 
 // The same guards, each timed inside the server (see timings.ts).
 class TimedNoopGuard extends NoopGuard {
@@ -54,6 +64,9 @@ class BenchController {
   noop() {
     return { ok: true }
   }
+  burn() {
+    return { ok: true }
+  }
   timedNoop() {
     return { ok: true }
   }
@@ -73,6 +86,7 @@ const route = (name: keyof BenchController, decorators: MethodDecorator[]): void
 route('bare', [Get('bare')])
 route('guarded', [Get('guarded'), UseGuards(VootGuard), RequireGroup(ORG_ID, 'admin')])
 route('noop', [Get('noop'), UseGuards(NoopGuard)])
+route('burn', [Get('burn'), UseGuards(BurnGuard)])
 route('timedNoop', [Get('timed/noop'), UseGuards(TimedNoopGuard)])
 route('timedGuarded', [Get('timed/guarded'), UseGuards(TimedVootGuard), RequireGroup(ORG_ID, 'admin')])
 Controller()(BenchController)

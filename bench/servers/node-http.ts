@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { createGuard } from '../../adapters/express/index.js'
 import { ORG_ID } from '../../testing/index.js'
+import { burn } from './burn.js'
 import { serveParent } from './ipc.js'
 import { createTimings } from './timings.js'
 import type { ServerConfig, ServerReady } from './config.js'
@@ -32,6 +33,14 @@ const routes = new Map<string, RequestHandler | undefined>([
   ['/bare', undefined],
   ['/guarded', guard.requireGroup(ORG_ID, 'admin')],
   ['/noop', noop],
+  // The burn control (see burn.ts).
+  [
+    '/burn',
+    (_req, _res, next) => {
+      burn()
+      next()
+    },
+  ],
   ['/timed/noop', timings.express('no-op middleware', noop)],
   ['/timed/guarded', timings.express('voot-guard', guard.requireGroup(ORG_ID, 'admin'))],
 ])

@@ -1,0 +1,136 @@
+/**
+ * Figure 2's server CPU per request: what the guard adds to a request inside a server,
+ * from the server's own CPU time (`process.cpuUsage()`, user and system apart) around each
+ * slice of the interleaved rounds, guarded against the no-op middleware of the same round.
+ * Unlike throughput this does not move with how much of a core the server was given, and
+ * unlike the in-server timing it includes everything the guard makes the process do.
+ *
+ * The sum of user and system time is exact (the scheduler's runtime); Linux built with
+ * tick-based CPU accounting splits it between user and system by sampling at its tick, so
+ * the split of one slice is coarse and only its median over rounds is read.
+ *
+ * @module
+ */
+import { BURN_US } from '../servers/burn.js'
+import { median } from '../stats.js'
+import type { Row } from '../table.js'
+import type { RoundResults } from './throughput.js'
+
+/** The name of the burn control's route in the rounds (see `servers/burn.ts`). */
+export const BURN_CONTROL = 'burn control'
+
+/** Server CPU per request, µs. */
+export interface CpuPerRequest {
+  readonly user: number
+  readonly system: number
+  readonly total: number
+}
+
+/** One framework's server CPU per request, medians over the interleaved rounds. */
+export interface GuardCpu {
+  readonly rounds: number
+  readonly bare: CpuPerRequest
+  readonly noop: CpuPerRequest
+  readonly guarded: CpuPerRequest
+  /** Guarded minus no-op, round by round (both measured seconds apart), then the median. */
+  readonly guard: CpuPerRequest
+  /** The burn control (a middleware spending {@link BURN_US} µs and nothing else), when it ran. */
+  readonly burn: CpuPerRequest | undefined
+  /**
+   * The guard's own CPU per request, µs: {@link BURN_US} plus guarded − burn (total, round
+   * by round), which cancels what the closed loop adds to any middleware's work; without
+   * the burn control, guarded − no-op in user time.
+   */
+  readonly own: number
+  /** {@link own} as a share of a bare request's CPU, 0–1. */
+  readonly share: number
+  /** Times the load generator slept per request (see `ClosedLoopResult`), no-op and guarded. */
+  readonly loadWakeups: { readonly noop: number; readonly guarded: number }
+  /** Share of a core the server used, median over the rounds of every route: below about 0.9 it waited on the load generator. */
+  readonly serverBusy: number
+}
+
+function perRequest(results: RoundResults, name: string): CpuPerRequest[] {
+  return (results.get(name) ?? []).map((result) => ({
+    user: result.userUsPerRequest,
+    system: result.systemUsPerRequest,
+    total: result.cpuUsPerRequest,
+  }))
+}
+
+function medians(list: readonly CpuPerRequest[]): CpuPerRequest {
+  return {
+    user: median(list.map((cpu) => cpu.user)),
+    system: median(list.map((cpu) => cpu.system)),
+    total: median(list.map((cpu) => cpu.total)),
+  }
+}
+
+/** The server CPU per request of `bare`, `no-op middleware` and `voot-guard`, and what the guard adds. */
+export function guardCpu(results: RoundResults): GuardCpu {
+  const bare = perRequest(results, 'bare')
+  const noop = perRequest(results, 'no-op middleware')
+  const guarded = perRequest(results, 'voot-guard')
+  const differences = guarded.map((cpu, i) => {
+    const base = noop[i] ?? { user: Number.NaN, system: Number.NaN, total: Number.NaN }
+    return { user: cpu.user - base.user, system: cpu.system - base.system, total: cpu.total - base.total }
+  })
+  const guard = medians(differences)
+  const bareMedian = medians(bare)
+  const burning = perRequest(results, BURN_CONTROL)
+  const own = burning.length === 0 ? guard.user : BURN_US + median(guarded.map((cpu, i) => cpu.total - (burning[i]?.total ?? Number.NaN)))
+  return {
+    rounds: differences.length,
+    bare: bareMedian,
+    noop: medians(noop),
+    guarded: medians(guarded),
+    guard,
+    burn: burning.length === 0 ? undefined : medians(burning),
+    own,
+    share: own / bareMedian.total,
+    loadWakeups: {
+      noop: median((results.get('no-op middleware') ?? []).map((result) => result.loadWakeupsPerRequest)),
+      guarded: median((results.get('voot-guard') ?? []).map((result) => result.loadWakeupsPerRequest)),
+    },
+    serverBusy: median([...results.values()].flat().map((result) => result.serverBusy)),
+  }
+}
+
+/** Issue 33's goal: the guard's own CPU at most this share of a bare request's. */
+export const GUARD_SHARE_GOAL = 0.05
+/** ... and at most this many times figure 1 (the warm decision in a loop), where asked. */
+export const FIGURE_1_FACTOR_GOAL = 1.5
+/**
+ * Below this share of a core the server was not the bottleneck: it waited for work and
+ * for the scheduler (a machine busy with other work), so its CPU per request measured
+ * wake-ups and cold caches rather than the routes, and the row gives no verdict.
+ */
+export const SATURATED = 0.8
+
+const f = (us: number): string => (Number.isFinite(us) ? us.toFixed(2) : 'n/a')
+
+/**
+ * Figure 2's row of server CPU per request. `figure1Us` (the warm decision in a loop, same
+ * run) adds the factor; `factorGoal` makes that factor a goal too (Fastify's).
+ */
+export function guardCpuRow(label: string, cpu: GuardCpu, figure1Us: number | undefined, factorGoal: boolean): Row {
+  const factor = figure1Us === undefined ? Number.NaN : cpu.own / figure1Us
+  const shareMet = cpu.share <= GUARD_SHARE_GOAL
+  const factorMet = !factorGoal || figure1Us === undefined || factor <= FIGURE_1_FACTOR_GOAL
+  const burn = cpu.burn === undefined ? '' : `, burn control ${f(cpu.burn.total)}`
+  return {
+    figure: '2',
+    measure:
+      `${label}: server CPU per request (median of ${cpu.rounds} interleaved rounds): guarded − no-op, user and system; ` +
+      `the guard's own CPU (${cpu.burn === undefined ? 'guarded − no-op, user' : `${BURN_US} µs + guarded − burn control`}) as a share of a bare request` +
+      (figure1Us === undefined ? '' : ' and against figure 1'),
+    result:
+      `user ${f(cpu.guard.user)} µs, system ${f(cpu.guard.system)} µs (total ${f(cpu.guard.total)}); own ${f(cpu.own)} µs = ${(100 * cpu.share).toFixed(1)} % ` +
+      `of a bare request's ${f(cpu.bare.total)} µs (user ${f(cpu.bare.user)}, system ${f(cpu.bare.system)}; no-op ${f(cpu.noop.total)}, guarded ${f(cpu.guarded.total)}${burn})` +
+      (figure1Us === undefined ? '' : `; ${factor.toFixed(2)}× figure 1 (${f(figure1Us)} µs)`) +
+      `; server busy ${cpu.serverBusy.toFixed(2)}; load generator slept ${cpu.loadWakeups.guarded.toFixed(3)} vs ${cpu.loadWakeups.noop.toFixed(3)} times per request` +
+      (cpu.serverBusy < SATURATED ? ' (the server was not saturated: no verdict; see --realtime)' : ''),
+    target: `≤ ${100 * GUARD_SHARE_GOAL} %${factorGoal ? `, ≤ ${FIGURE_1_FACTOR_GOAL}× figure 1` : ''}`,
+    met: cpu.serverBusy < SATURATED ? undefined : shareMet && factorMet,
+  }
+}
