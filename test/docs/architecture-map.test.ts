@@ -1,0 +1,101 @@
+/**
+ * ARCHITECTURE.md stays true: every file and folder it names exists, and every function or
+ * method it names in code (`name(...)`) is declared in the package's sources. A rename or a
+ * move that forgets the map fails here.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const root = new URL('../..', import.meta.url).pathname
+const map = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8')
+
+const SKIP = new Set(['node_modules', 'dist', '.git', '.scratch', 'coverage'])
+
+function walk(dir: string, into: string[] = []): string[] {
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    if (SKIP.has(entry.name) || entry.name.startsWith('.')) continue
+    const path = dir === '' ? entry.name : `${dir}/${entry.name}`
+    if (entry.isDirectory()) {
+      into.push(`${path}/`)
+      walk(path, into)
+    } else {
+      into.push(path)
+    }
+  }
+  return into
+}
+
+const files = walk('')
+const sourceFiles = files.filter((file) => file.endsWith('.ts') && !file.startsWith('test/') && !file.endsWith('.d.ts'))
+const sources = sourceFiles.map((file) => readFileSync(join(root, file), 'utf8')).join('\n')
+
+/** The inline code spans of a Markdown text, with the line each is on. */
+function codeSpans(text: string): { span: string; line: number; row: string | undefined }[] {
+  const spans: { span: string; line: number; row: string | undefined }[] = []
+  let fenced = false
+  text.split('\n').forEach((lineText, index) => {
+    if (/^\s*```/.test(lineText)) fenced = !fenced
+    if (fenced) return
+    // A table row's first cell names the room its bare file names are in.
+    const row = lineText.startsWith('|') ? /^\|\s*`([^`]+\/)`/.exec(lineText)?.[1] : undefined
+    for (const match of lineText.matchAll(/`([^`]+)`/g)) spans.push({ span: match[1] as string, line: index + 1, row })
+  })
+  return spans
+}
+
+const PATH = /^[\w@.-]+(\/[\w.*<>-]+)*\/?$/
+const FILE = /\.(ts|md|mjs|js|json|yaml|yml)$/
+
+/** Whether a path named in the map exists: exactly from the root, in its row's room, or as the end of one path. */
+function exists(path: string, room: string | undefined): boolean {
+  const wanted = path.replace(/^\.\//, '')
+  if (room !== undefined && !wanted.includes('/')) return files.includes(`${room}${wanted}`)
+  if (files.includes(wanted)) return true
+  return files.some((file) => file.endsWith(`/${wanted}`))
+}
+
+function isDeclared(name: string): boolean {
+  const declaration = new RegExp(
+    String.raw`(function\*?\s+${name}\b|(class|interface|type|const|let|var)\s+${name}\b|^\s*(readonly\s+|async\s+|static\s+|get\s+)*${name}\??\s*[(:<=]|\b${name}\s*:\s*\(|export\s*\{[^}]*\b${name}\b)`,
+    'm',
+  )
+  return declaration.test(sources)
+}
+
+describe('ARCHITECTURE.md', () => {
+  const spans = codeSpans(map)
+
+  it('names only files and folders that exist', () => {
+    const named = spans.filter(({ span }) => PATH.test(span) && (span.endsWith('/') || FILE.test(span)) && !span.includes('<'))
+    expect(named.length).toBeGreaterThan(40)
+    const missing = named.filter(({ span, row }) => !exists(span, row)).map(({ span, line }) => `line ${line}: ${span}`)
+    expect(missing).toEqual([])
+  })
+
+  it('names only functions and methods that are declared in the sources', () => {
+    // `name(...)`, the last name of `a.b`, and a camelCase name standing alone
+    // (`createGuardFlow`); a lone lower-case word may be a value (`invalid`), not a name.
+    const called = spans.flatMap(({ span, line }) => {
+      const calls = [...span.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((match) => match[1] as string)
+      const dotted = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(span) && !FILE.test(span) ? [span.slice(span.lastIndexOf('.') + 1)] : []
+      const named = /^[a-z][a-z0-9]*[A-Z][\w$]*$/.test(span) ? [span] : []
+      return [...calls, ...dotted, ...named].map((name) => ({ name, line }))
+    })
+    expect(called.length).toBeGreaterThan(30)
+    const missing = called.filter(({ name }) => !isDeclared(name)).map(({ name, line }) => `line ${line}: ${name}()`)
+    expect(missing).toEqual([])
+  })
+
+  it('lists every source file of the core in its rooms table', () => {
+    const listed = new Set<string>()
+    for (const { span, row } of spans) {
+      if (!FILE.test(span)) continue
+      if (row !== undefined && !span.includes('/')) listed.add(`${row}${span}`)
+      else listed.add(span)
+    }
+    const core = sourceFiles.filter((file) => file.startsWith('src/') && statSync(join(root, file)).isFile())
+    const unlisted = core.filter((file) => !listed.has(file) && ![...listed].some((name) => file.endsWith(`/${name}`)))
+    expect(unlisted.map((file) => relative(root, join(root, file)))).toEqual([])
+  })
+})
