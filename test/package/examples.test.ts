@@ -109,7 +109,7 @@ describe('examples/service', () => {
       const token = emulator.issueToken('alice')
       emulator.faults.add({ kind: 'status', status: 502 }, { token })
       await expect(mayPublish(emulator.baseUrl, token)).rejects.toMatchObject({ code: 'ERR_UPSTREAM_STATUS' })
-      expect(log.mock.calls).toEqual([['allowed'], ['denied: no_alternative']])
+      expect(log.mock.calls).toEqual([['allowed'], ['denied: role_too_low']])
       expect(error.mock.calls).toEqual([['group service unavailable (ERR_UPSTREAM_STATUS)']])
     } finally {
       log.mockRestore()
