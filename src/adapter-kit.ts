@@ -5,24 +5,28 @@
  * `voot-guard/koa`, `voot-guard/fastify`, ...) or the resolver from `voot-guard`. It is for
  * people who write an adapter for another framework (docs/adapter-kit.md), and for the
  * packages built on the core (a shared tier, the gate, tools): the same option checks and
- * circuit breaker the core uses. Every adapter has the same shape:
- * read the credentials ({@link createCredentialsReader}, {@link authorizationOf}), decide
- * ({@link GuardCore.authorizeNow}: the context at once on a warm cache, else a promise; the
- * token is read and digested once either way), then render the HTTP contract
- * ({@link GuardCore.answer}).
- * For `authenticate({ optional: true })`, {@link createGuards} passes `optional`, and a
- * request that {@link isAnonymous} goes on without a context.
+ * circuit breaker the core uses. Every adapter runs one per-request flow,
+ * {@link createGuardFlow}: it reads the credentials, lets an optional sign-in without them
+ * go on, decides with {@link GuardCore.authorizeNow} (the context at once on a warm cache,
+ * else a promise; the token is read and digested once either way), and allows, answers the
+ * refusal with the HTTP contract ({@link GuardCore.answer}) or hands it to the framework.
+ * The adapter gives only its framework's input and output, a {@link FrameworkIO}.
  *
  * @example
  * ```ts
- * import { authorizationOf, createCredentialsReader, createGuardCore, createGuards } from 'voot-guard/adapter-kit'
+ * import type { IncomingMessage, ServerResponse } from 'node:http'
+ * import { authorizationOf, createGuardFlow, createGuards } from 'voot-guard/adapter-kit'
  *
- * const core = createGuardCore({ baseUrl: 'https://groups-api.example.org/groups' })
- * const credentialsOf = createCredentialsReader(undefined, (req: { rawHeaders: string[] }) => authorizationOf(req))
- * const guard = createGuards(core, (requirement) => async (req: { rawHeaders: string[] }) => {
- *   const result = core.authorizeNow(credentialsOf(req), requirement)
- *   return result instanceof Promise ? await result : result
- * })
+ * const flow = createGuardFlow<IncomingMessage, ServerResponse, () => void, void>(
+ *   { baseUrl: 'https://groups-api.example.org/groups' },
+ *   {
+ *     authorization: (req) => authorizationOf(req),
+ *     allow: (_voot, _req, _res, next) => next(),
+ *     respond: ({ answer }, _req, res) => void res.writeHead(answer.status, answer.headers).end(answer.text),
+ *     fail: (_error, _req, res) => void res.writeHead(500).end(),
+ *   },
+ * )
+ * const guard = createGuards(flow.core, flow.guard)
  * ```
  *
  * @module

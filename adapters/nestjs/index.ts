@@ -41,5 +41,5 @@ export {
 } from './decorators.js'
 export { VootGuard } from './guard.js'
 export { VootGuardModule } from './module.js'
-export { VOOT_GUARD_CORE, type NestGuardCore, type NestHttpRequest, type VootGuardModuleOptions } from './core.js'
+export { VOOT_GUARD_CORE, type NestGuardCore, type NestGuardStep, type NestHttpRequest, type VootGuardModuleOptions } from './core.js'
 export type { FoundToken, GuardOptions, VootContext } from '../../src/adapter-kit.js'

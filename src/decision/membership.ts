@@ -44,7 +44,7 @@ export function isActiveAt(dated: Membership | Group, now: number): boolean {
 }
 
 /**
- * What {@link activityAt} finds: active, or why not.
+ * What `activityAt` finds: active, or why not.
  */
 export type Activity = 'active' | 'inactive' | 'not_yet_valid' | 'expired'
 

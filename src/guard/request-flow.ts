@@ -82,7 +82,7 @@ export interface GuardFlow<I, A, B, T> {
   readonly core: GuardCore
   /**
    * The guard of a requirement (validated here, once). `optional` is `authenticate({
-   * optional: true })`'s flag: a request that {@link isAnonymous} goes on without a context.
+   * optional: true })`'s flag: a request that presents no credentials goes on without a context.
    */
   readonly guard: (requirement: Requirement, optional: boolean) => GuardStep<I, A, B, T>
 }
