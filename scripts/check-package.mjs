@@ -13,12 +13,13 @@ const pkg = require('../package.json')
 const expected = {
   'voot-guard': ['createMembershipResolver', 'createGroupsClient', 'group', 'anyOf', 'allOf', 'groupOfType', 'where', 'VootError'],
   'voot-guard/adapter-kit': [
+    'createGuardFlow',
     'createGuardCore',
     'createGuards',
-    'createCredentialsReader',
     'authorizationOf',
-    'createHttpErrorRenderer',
-    'splitGuardOptions',
+    'readAuthenticateOptions',
+    'rejectUnknownKeys',
+    'createCircuitBreaker',
     'authorizationOfHeaders',
     'answerResponse',
     'withResponse',
