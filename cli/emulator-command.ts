@@ -14,7 +14,7 @@ import { reportError } from './error-report.js'
 import { EXIT_OK } from './exit-codes.js'
 import { isAddressInUse, withPortFallback } from './port-fallback.js'
 import { shellQuote } from './shell-quote.js'
-import { processStopSignal, untilAborted } from './stop-signal.js'
+import { commandStopSignal, untilAborted } from './stop-signal.js'
 import { exposedHostWarning, isLoopbackListenHost } from './listen-host.js'
 import { formatFields, formatTable } from './table.js'
 import { printable } from './terminal-text.js'
@@ -64,7 +64,7 @@ export const emulatorCommand: Command = {
     let json = false
     let emulator: Emulator | undefined
     // Without a signal from the caller, the process's own SIGINT/SIGTERM stop the emulator.
-    const { signal: stopped, dispose } = io.signal === undefined ? processStopSignal() : { signal: io.signal, dispose: () => {} }
+    const { signal: stopped, dispose } = commandStopSignal(io.signal)
     try {
       const values = parseCommandArguments(args, OPTIONS)
       if (values.help === true) {

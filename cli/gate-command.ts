@@ -10,7 +10,7 @@ import { parseCommandArguments } from './arguments.js'
 import type { Command } from './command.js'
 import { reportError } from './error-report.js'
 import { EXIT_DENIED, EXIT_OK } from './exit-codes.js'
-import { processStopSignal } from './stop-signal.js'
+import { commandStopSignal } from './stop-signal.js'
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -43,7 +43,7 @@ export const gateCommand: Command = {
   summary: 'run the gate that proxies (nginx, Caddy, Traefik, Envoy) ask about each request',
   help: HELP,
   async run(args, io) {
-    const { signal: stopped, dispose } = io.signal === undefined ? processStopSignal() : { signal: io.signal, dispose: () => {} }
+    const { signal: stopped, dispose } = commandStopSignal(io.signal)
     try {
       const values = parseCommandArguments(args, OPTIONS)
       if (values.help === true) {

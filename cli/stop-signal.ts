@@ -62,6 +62,14 @@ export function processStopSignal(options: ProcessStopOptions = {}): ProcessStop
 }
 
 /**
+ * What stops a long-running command: the caller's signal when it gave one (a test, an
+ * embedding program), else the process's own SIGINT/SIGTERM through {@link processStopSignal}.
+ */
+export function commandStopSignal(given: AbortSignal | undefined): ProcessStop {
+  return given === undefined ? processStopSignal() : { signal: given, dispose: () => {} }
+}
+
+/**
  * Resolves once `signal` has aborted (at once if it already has).
  */
 export function untilAborted(signal: AbortSignal): Promise<void> {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { shellQuote } from '../cli/shell-quote.js'
+import { curlCommand } from './curl-command.js'
 import { isAddressInUse } from '../cli/port-fallback.js'
 import { startGateServer, type GateConfig, type GateServer } from '../gate/index.js'
 import { defaultData, ORG_ID, startEmulator, type Emulator } from '../testing/index.js'
@@ -66,14 +66,6 @@ const RULES: GateConfig['rules'] = [
   { id: 'signed-in', allow: 'signed-in' },
 ]
 
-function curl(method: string, url: string, headers: Readonly<Record<string, string>>): string {
-  const parts = ['curl', '-i']
-  if (method !== 'GET') parts.push('-X', method)
-  for (const [name, value] of Object.entries(headers)) parts.push('-H', shellQuote(`${name}: ${value}`))
-  parts.push(shellQuote(url))
-  return parts.join(' ')
-}
-
 /**
  * The curl lines for a gate at `gateUrl`, with a token per user and a token whose group
  * lookups fail (the emulator answers 500 for it).
@@ -107,7 +99,7 @@ export function demoGateCurlLines(gateUrl: string, tokens: Readonly<Record<strin
       method,
       url,
       headers: request.headers,
-      command: curl(method, url, request.headers),
+      command: curlCommand(method, url, request.headers),
     }
   }
   const auth = '/_gate/auth-request'

@@ -7,6 +7,7 @@
  */
 import { CLONE_INVOCATION } from '../cli/invocation.js'
 import { shellQuote } from '../cli/shell-quote.js'
+import { curlCommand } from './curl-command.js'
 import { formatTable } from '../cli/table.js'
 import type { DemoDialect, DemoUserRequest } from './dialects.js'
 
@@ -53,8 +54,8 @@ export function demoCurlLines(input: DemoGuideInput): DemoCurlLine[] {
   const line = (description: string, expectedStatus: number, path: string, token?: string): DemoCurlLine => {
     const url = `${input.appUrl}${path}`
     const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` }
-    const header = token === undefined ? '' : ` -H ${shellQuote(`Authorization: Bearer ${token}`)}`
-    return { description, expectedStatus, command: `curl -i${header} ${shellQuote(url)}`, url, headers }
+    const command = curlCommand('GET', url, token === undefined ? {} : { Authorization: `Bearer ${token}` })
+    return { description, expectedStatus, command, url, headers }
   }
   const { allowed, refused, lesson } = input.dialect
   const userLine = (request: DemoUserRequest): DemoCurlLine[] => {

@@ -18,6 +18,11 @@ export interface IntegerBounds {
 /**
  * Returns `value`, or `bounds.fallback` when it is undefined, after checking it is an
  * integer within `[bounds.min, bounds.max]`.
+ *
+ * @example
+ * ```ts
+ * const timeout = integerOption('timeout', options.timeout, { fallback: 50, min: 1, max: 10_000 })
+ * ```
  */
 export function integerOption(name: string, value: unknown, bounds: IntegerBounds): number {
   const { fallback, min, max } = bounds
@@ -30,6 +35,11 @@ export function integerOption(name: string, value: unknown, bounds: IntegerBound
 
 /**
  * Returns `value`, or `fallback` when it is undefined, after checking it is a function.
+ *
+ * @example
+ * ```ts
+ * const now = functionOption('now', options.now, Date.now)
+ * ```
  */
 export function functionOption<F extends (...args: never[]) => unknown>(name: string, value: unknown, fallback: F): F {
   if (value === undefined) return fallback
@@ -39,6 +49,11 @@ export function functionOption<F extends (...args: never[]) => unknown>(name: st
 
 /**
  * Checks that `value` is a plain object (or undefined) and returns it, or `{}`.
+ *
+ * @example
+ * ```ts
+ * const breaker = objectOption<{ cooldown?: number }>('breaker', options.breaker)
+ * ```
  */
 export function objectOption<T extends object>(name: string, value: unknown): Partial<T> {
   if (value === undefined) return {}
@@ -93,6 +108,11 @@ export function rejectUnknownKeys(where: string, options: object, knownKeys: rea
  * The known key `key` most likely misspells (equal but for case, else the nearest within
  * two edits), or `undefined`: the suggestion of {@link rejectUnknownKeys}, also used for
  * the demo's flags.
+ *
+ * @example
+ * ```ts
+ * nearestKey('lockTTL', ['lockTtl', 'prefix']) // 'lockTtl'
+ * ```
  */
 export function nearestKey(key: string, knownKeys: readonly string[]): string | undefined {
   const lower = key.toLowerCase()

@@ -71,6 +71,12 @@ export const VOOT_GUARD_CORE = Symbol('voot-guard:core')
  * What a Nest guard runs per request: the request, the platform's response and its HTTP
  * adapter in; `true` (or a promise of it) when the request may go on; a refusal is thrown
  * as an `HttpException`.
+ *
+ * @example
+ * ```ts
+ * const step: NestGuardStep = nest.guard(AUTHENTICATED, false)
+ * return step(http.getRequest(), http.getResponse(), adapterHost.httpAdapter)
+ * ```
  */
 export type NestGuardStep = GuardStep<NestHttpRequest, unknown, HttpServer, boolean>
 

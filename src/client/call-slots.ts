@@ -22,6 +22,11 @@ export interface CallSlots {
   acquire(signal: AbortSignal, sendBy: number): Promise<void>
   /** Gives a held slot back (to the longest waiter that may still be sent, if any). */
   release(): void
+  /**
+   * {@link CallSlots.acquire}, resolving with the release of that one slot: safe to call
+   * from every path that ends the call (body done, error, abort), it gives the slot back once.
+   */
+  hold(signal: AbortSignal, sendBy: number): Promise<() => void>
   /** Slots held now. */
   readonly held: number
 }
@@ -40,7 +45,16 @@ export function createCallSlots(limit: number, clock: () => number = () => perfo
   let free = limit
   // A Set keeps insertion order (the queue) and lets a waiter whose signal fired leave it.
   const waiting = new Set<Waiter>()
-  return {
+  const slots: CallSlots = {
+    async hold(signal, sendBy) {
+      await slots.acquire(signal, sendBy)
+      let held = true
+      return () => {
+        if (!held) return
+        held = false
+        slots.release()
+      }
+    },
     acquire(signal, sendBy) {
       if (signal.aborted) return Promise.reject(signal.reason as Error)
       if (free > 0) {
@@ -89,4 +103,5 @@ export function createCallSlots(limit: number, clock: () => number = () => perfo
       return limit - free
     },
   }
+  return slots
 }

@@ -11,11 +11,21 @@ import { VERSION } from '../version.js'
 
 /**
  * Default whole-call deadline of one upstream call, in ms.
+ *
+ * @example
+ * ```ts
+ * const timeout = options.timeout ?? DEFAULT_TIMEOUT
+ * ```
  */
 export const DEFAULT_TIMEOUT = 5000
 
 /**
  * Longest accepted `timeout`, in ms (ten minutes).
+ *
+ * @example
+ * ```ts
+ * integerOption('timeout', given, { fallback: DEFAULT_TIMEOUT, min: 1, max: MAX_TIMEOUT })
+ * ```
  */
 export const MAX_TIMEOUT = 600_000
 

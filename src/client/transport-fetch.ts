@@ -24,13 +24,7 @@ export const createTransport: CreateTransport = (settings) => {
   return {
     async request(url, headers, signal, sendBy) {
       if (closed) throw new Error('The groups client is closed')
-      await slots.acquire(signal, sendBy)
-      let held = true
-      const release = (): void => {
-        if (!held) return
-        held = false
-        slots.release()
-      }
+      const release = await slots.hold(signal, sendBy)
       try {
         // 'manual': a redirect comes back as the answer and is refused above; the token
         // never goes to its Location.

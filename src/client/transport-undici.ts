@@ -32,13 +32,7 @@ export const createTransport: CreateTransport = (settings) => {
   let closing: Promise<void> | undefined
   return {
     async request(url, headers, signal, sendBy) {
-      await slots.acquire(signal, sendBy)
-      let held = true
-      const release = (): void => {
-        if (!held) return
-        held = false
-        slots.release()
-      }
+      const release = await slots.hold(signal, sendBy)
       const pending = request(url, {
         dispatcher: sentBy(dispatcher, sendBy),
         method: 'GET',

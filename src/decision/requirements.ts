@@ -264,6 +264,19 @@ const AUTHENTICATED: AuthenticatedRequirement = seal({ kind: 'authenticated' })
  * ```
  */
 export function describeRequirement(requirement: Requirement): string {
+  let text = descriptions.get(requirement)
+  if (text === undefined) {
+    text = describe(requirement)
+    // Frozen requirements (every one the builders make) never change: described once.
+    if (Object.isFrozen(requirement)) descriptions.set(requirement, text)
+  }
+  return text
+}
+
+// Traced decisions name their requirement on every request; routes declare it once.
+const descriptions = new WeakMap<Requirement, string>()
+
+function describe(requirement: Requirement): string {
   switch (requirement.kind) {
     case 'group':
       return `group ${requirement.groupId}${requirement.role === undefined ? '' : ` (role ${requirement.role} or higher)`}`

@@ -290,8 +290,7 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
  * Builds an adapter's reader of {@link Credentials}: the `Authorization` header by
  * default, or the adapter's `getToken` option (validated here, at creation). With a
  * `getToken` that returns a promise, the reader returns a promise of the credentials.
- * `createGuardFlow` builds it for every adapter; it is here for adapters with a flow of
- * their own (the gate).
+ * `createGuardFlow` builds it once per adapter.
  *
  * @example
  * ```ts

@@ -55,6 +55,11 @@ export function isAnonymous(credentials: { readonly authorization: unknown } | {
  * declared, and returns whether sign-in is optional. A misspelt key is refused rather than
  * ignored, so that a route meant to be open to anonymous visitors does not silently refuse
  * them.
+ *
+ * @example
+ * ```ts
+ * const optional = readAuthenticateOptions(options, 'Authenticated()') // true for { optional: true }
+ * ```
  */
 export function readAuthenticateOptions(options: unknown, where: string): boolean {
   if (options === undefined) return false

@@ -66,6 +66,12 @@ export interface FrameworkIO<I, A, B, T> {
 /**
  * One guard, run per request: the framework's arguments in, what `io` returned out (or a
  * promise of it when the decision waits for the group service or an async `getToken`).
+ *
+ * @example
+ * ```ts
+ * const step: GuardStep<Request, Response, NextFunction, void> = flow.guard(group('fc:org:example.org'), false)
+ * app.get('/staff', (req, res, next) => void step(req, res, next))
+ * ```
  */
 export type GuardStep<I, A, B, T> = (input: I, a: A, b: B) => T | Promise<T>
 

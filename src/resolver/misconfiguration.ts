@@ -16,6 +16,12 @@ export const MISCONFIGURED_WARNING = 'VOOT_GUARD_MISCONFIGURED'
 /**
  * The likely mistake behind an upstream failure, or `undefined` when the failure says
  * nothing about the configuration (a timeout, a 5xx, a 429 happen to healthy services).
+ *
+ * @example
+ * ```ts
+ * const found = misconfigurationHint(error, baseUrl)
+ * if (found !== undefined) console.error(`${found.cause}: ${found.hint}`)
+ * ```
  */
 export function misconfigurationHint(error: unknown, baseUrl: string | undefined): { cause: string; hint: string } | undefined {
   if (!(error instanceof UpstreamError)) return undefined

@@ -8,6 +8,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../cli/index.js'
 import { startDemo, type Demo, type DemoCurlLine } from '../../demo/start.js'
+import { curlAvailable, parseCurl } from './printed-lines.js'
 import { InvalidOptionError } from '../../src/errors.js'
 
 const run = promisify(execFile)
@@ -27,31 +28,6 @@ async function replay(
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const response = await request(line.url, { headers: { ...line.headers } })
   return { status: response.statusCode, headers: response.headers, body: await response.body.text() }
-}
-
-/** Reads the URL and headers back out of a printed `curl -i [-H '...'] URL` line. */
-function parseCurl(command: string): Pick<DemoCurlLine, 'url' | 'headers'> {
-  const words = [...command.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((match) => match[1] ?? match[2] ?? '')
-  expect(words.slice(0, 2)).toEqual(['curl', '-i'])
-  const headers: Record<string, string> = {}
-  let url = ''
-  for (let index = 2; index < words.length; index++) {
-    const word = words[index] ?? ''
-    if (word === '-H') {
-      const [name = '', ...value] = (words[++index] ?? '').split(': ')
-      headers[name.toLowerCase()] = value.join(': ')
-    } else {
-      url = word
-    }
-  }
-  return { url, headers }
-}
-
-async function curlAvailable(): Promise<boolean> {
-  return run('curl', ['--version']).then(
-    () => true,
-    () => false,
-  )
 }
 
 describe('startDemo', () => {

@@ -12,20 +12,10 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest'
 import { start, type RunningApp } from '../../examples/express-login/app.js'
 import { startEmulator, type Emulator } from '../../testing/index.js'
-import { findChromium, isCI } from '../support/chromium.js'
+import { CHROMIUM_ARGS, findChromium, isCI } from '../support/chromium.js'
 
 const CHROMIUM = findChromium()
 const SKIP_REASON = CHROMIUM.found ? '' : `browser test skipped: ${CHROMIUM.advice}`
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 
 let emulator: Emulator | undefined
 let app: RunningApp | undefined
@@ -38,7 +28,7 @@ beforeAll(async () => {
   }
   emulator = await startEmulator()
   app = await start({ port: 0, authUrl: emulator.authUrl, baseUrl: emulator.baseUrl })
-  browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: ARGS, timeout: 30_000 })
+  browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: [...CHROMIUM_ARGS], timeout: 30_000 })
 }, 60_000)
 
 afterAll(async () => {

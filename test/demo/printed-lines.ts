@@ -24,7 +24,8 @@ export function pasteEnvironment(): NodeJS.ProcessEnv {
 }
 
 let curlInstalled: Promise<boolean> | undefined
-function curlAvailable(): Promise<boolean> {
+/** Whether `curl` is on the PATH (asked once). */
+export function curlAvailable(): Promise<boolean> {
   curlInstalled ??= run('curl', ['--version']).then(
     () => true,
     () => false,

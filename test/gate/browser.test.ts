@@ -13,21 +13,11 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest'
 import type { Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
-import { findChromium, isCI } from '../support/chromium.js'
+import { CHROMIUM_ARGS, findChromium, isCI } from '../support/chromium.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { needBinary, NGINX, startEchoApp, startNginx, type RunningProxy } from './support/proxies.js'
 
 const CHROMIUM = findChromium()
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 
 let emulator: Emulator
 let gate: GateServer
@@ -41,7 +31,7 @@ beforeAll(async () => {
   app = await startEchoApp()
   if (existsSync(NGINX)) nginx = await startNginx({ gatePort: gatePort(gate), appPort: app.port })
   if (CHROMIUM.found && nginx !== undefined) {
-    browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: ARGS, timeout: 30_000 })
+    browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: [...CHROMIUM_ARGS], timeout: 30_000 })
   }
 }, 60_000)
 

@@ -79,3 +79,18 @@ export function isCI(env: NodeJS.ProcessEnv = process.env): boolean {
   const value = env['CI']
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false'
 }
+
+/**
+ * The flags every browser test launches Chromium with: headless, and without the background
+ * connections a closed network refuses (updates, sync, QUIC).
+ */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]

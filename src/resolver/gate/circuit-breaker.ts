@@ -154,6 +154,13 @@ export function circuitOutcome(error: unknown): CircuitOutcome {
 
 /**
  * Creates a {@link CircuitBreaker}, closed.
+ *
+ * @example
+ * ```ts
+ * const breaker = createCircuitBreaker({ failureThreshold: 5, cooldown: 30_000, now: Date.now })
+ * const permit = breaker.admit() // undefined while open: answer as a miss
+ * permit?.settle(ok ? 'success' : 'failure')
+ * ```
  */
 export function createCircuitBreaker(settings: CircuitBreakerSettings): CircuitBreaker {
   const { failureThreshold, cooldown, now, onChange } = settings
