@@ -68,7 +68,7 @@ export interface DecisionSummary {
 /**
  * Whether a trace is of the warm path: a decision or lookup answered synchronously from the
  * in-process cache, which its publisher marks with `tier: 'l1'` from the `start` event on
- * (a cold one learns its tier at the end). It gets metrics and an event, no span.
+ * (a cold one learns its tier at the end). It gets metrics and its attributes on the active span, no span.
  */
 export function isWarm(traced: { readonly tier?: unknown }): boolean {
   return traced.tier === 'l1'
@@ -76,7 +76,7 @@ export function isWarm(traced: { readonly tier?: unknown }): boolean {
 
 /**
  * The attributes that describe a decision (`voot_guard.outcome`, `voot_guard.reason`), on
- * its span, its event and its `voot_guard.decisions` data point alike: the one place to add
+ * its span, the active span (a warm one) and its `voot_guard.decisions` data point alike: the one place to add
  * one. Only values of the decision summary: never a token nor the user's groups.
  */
 export function decisionAttributes(decision: DecisionSummary): Attributes {

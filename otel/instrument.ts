@@ -21,7 +21,7 @@ import { createMetricsRecorder } from './metrics.js'
 import { createAuthorizeSpans, createResolveSpans } from './spans.js'
 import { guarded, subscribeTracedCalls } from './traced-calls.js'
 import { isWarm } from './attributes.js'
-import { createWarmDecisionEvents } from './warm-decisions.js'
+import { createWarmDecisionAttributes } from './warm-decisions.js'
 
 /** The instrumentation scope name of voot-guard's tracer and meter. */
 export const INSTRUMENTATION_SCOPE = 'voot-guard'
@@ -68,8 +68,8 @@ function providerOption(name: string, value: unknown, method: 'getTracer' | 'get
 /**
  * Subscribes to voot-guard's tracing channels (every resolver and guard in the process) and
  * produces spans for cold decisions (`voot-guard authorize`, with `voot-guard resolve`
- * children, under which undici's instrumentation nests its HTTP client spans), an event
- * `voot-guard authorize` on the active span for each warm decision (answered from the
+ * children, under which undici's instrumentation nests its HTTP client spans), the
+ * decision's attributes on the active span for each warm decision (answered from the
  * in-process cache), and metrics for every decision (`voot_guard.decisions`,
  * `voot_guard.cache.lookups`, `voot_guard.upstream.duration`, `voot_guard.upstream.active`,
  * `voot_guard.circuit.state`). No token and none of the user's groups reach them.
@@ -98,7 +98,7 @@ export function instrumentVootGuard(options: InstrumentVootGuardOptions = {}): V
   const authorizeSpans = createAuthorizeSpans(tracer)
   const resolveSpans = createResolveSpans(tracer)
   const recorder = createMetricsRecorder(meter)
-  const warmDecisions = createWarmDecisionEvents()
+  const warmDecisions = createWarmDecisionAttributes()
   const onCircuit = guarded('recording a circuit change', (message: unknown) => {
     recorder.circuitChanged(message as CircuitContext)
   })
@@ -108,7 +108,7 @@ export function instrumentVootGuard(options: InstrumentVootGuardOptions = {}): V
     binding.bind(tracingChannel<unknown, ResolveContext>(CHANNELS.resolve), resolveSpans.begin),
     subscribeTracedCalls<AuthorizeContext>(CHANNELS.authorize, {
       finish(traced) {
-        // A warm decision has no span of its own: its event goes on the active span.
+        // A warm decision has no span of its own: its attributes go on the active span.
         if (!authorizeSpans.end(traced) && isWarm(traced)) warmDecisions.record(traced)
         recorder.decision(traced)
       },

@@ -53,6 +53,9 @@ function createSpanKeeper<C extends { tier?: unknown }>(
 ): SpanKeeper<C> {
   // Keyed by the publisher's context object, which stays free of anything of ours.
   const spans = new WeakMap<object, Span>()
+  // Spans begun and not yet ended: while there are none (the steady state of a warm cache),
+  // ending a trace needs no lookup.
+  let open = 0
   return {
     begin(traced) {
       if (isWarm(traced)) return KEEP_CONTEXT
@@ -60,6 +63,7 @@ function createSpanKeeper<C extends { tier?: unknown }>(
       try {
         const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: attributesAtStart(traced) }, active)
         spans.set(traced, span)
+        open++
         return trace.setSpan(active, span)
       } catch (error) {
         diag.error(`voot-guard/otel: starting a ${name} span failed`, error)
@@ -67,9 +71,11 @@ function createSpanKeeper<C extends { tier?: unknown }>(
       }
     },
     end(traced) {
+      if (open === 0) return false
       const span = spans.get(traced)
       if (span === undefined) return false
       spans.delete(traced)
+      open--
       describeEnd(span, traced)
       span.end()
       return true

@@ -30,10 +30,11 @@ export interface TracedCallHandlers<C extends object> {
  * further: Node turns an exception thrown by a subscriber into an uncaught exception, and a
  * telemetry bug must not crash the application nor change a decision.
  */
-export function guarded<A extends unknown[]>(what: string, handler: (...args: A) => void): (...args: A) => void {
-  return (...args) => {
+export function guarded<T>(what: string, handler: (value: T) => void): (value: T) => void {
+  // One argument, as every channel hands its subscribers: no rest array per call.
+  return (value) => {
     try {
-      handler(...args)
+      handler(value)
     } catch (error) {
       diag.error(`voot-guard/otel: ${what} failed`, error)
     }
@@ -47,18 +48,19 @@ export function subscribeTracedCalls<C extends object>(name: string, handlers: T
   const channel = tracingChannel<unknown, Traced<C>>(name)
   const finish = guarded(`finishing a ${name} trace`, handlers.finish)
   const start = handlers.start
-  const subscribers: TracingChannelSubscribers<Traced<C>> = {
-    start: start === undefined ? () => {} : guarded(`starting a ${name} trace`, start),
+  // Only the events with something to do: Node calls every subscriber of an event it
+  // publishes, and a warm decision publishes `start` and `end` on every request.
+  const subscribers: Partial<TracingChannelSubscribers<Traced<C>>> = {
+    ...(start === undefined ? {} : { start: guarded(`starting a ${name} trace`, start) }),
     // `end` comes right after the function returned: the call is over unless a promise is pending.
     end: (traced) => {
       if ('result' in traced || 'error' in traced) finish(traced)
     },
-    asyncStart: () => {},
     asyncEnd: finish,
-    error: () => {},
   }
-  channel.subscribe(subscribers)
+  // Node subscribes only the events given (types/node asks for all five).
+  channel.subscribe(subscribers as TracingChannelSubscribers<Traced<C>>)
   return () => {
-    channel.unsubscribe(subscribers)
+    channel.unsubscribe(subscribers as TracingChannelSubscribers<Traced<C>>)
   }
 }

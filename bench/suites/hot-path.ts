@@ -15,7 +15,7 @@ import { ORG_ID, startEmulator } from '../../testing/index.js'
 import { median } from '../stats.js'
 import type { HotPathFigure } from './hot-path-figure.js'
 import { measureSubscribers, type SubscriberFigures } from './subscribers.js'
-import { measureWithSharedTier } from './hot-path-shared.js'
+import { measureWithSharedTier, type SharedTierFigures } from './hot-path-shared.js'
 
 export type { HotPathFigure } from './hot-path-figure.js'
 
@@ -26,6 +26,8 @@ export interface HotPathResult {
   readonly total: HotPathFigure
   /** `total` again with nobody, a plain subscriber, and the OpenTelemetry instrumentation on the tracing channels. */
   readonly subscribers: SubscriberFigures | undefined
+  /** `total` with and without a shared tier, each in alternating processes of its own; `undefined` without a `redis-server`. */
+  readonly sharedTier: SharedTierFigures | undefined
 }
 
 function bench(name: string, operations: number, batches: number, run: (n: number) => void): HotPathFigure {
@@ -118,8 +120,8 @@ export async function measureHotPath(options: { operations: number; batches: num
         )
   if (resolver.stats().upstreamCalls !== 1) throw new Error('hot path: the warm path called the group service')
   await resolver.close()
-  const shared = await measureWithSharedTier({ operations, batches })
-  if (shared !== undefined) parts.push(shared)
+  const sharedTier = await measureWithSharedTier({ operations, batches })
+  if (sharedTier !== undefined) parts.push(sharedTier.bare, sharedTier.tier)
   if (sink === 42) console.log('')
-  return { parts, total, subscribers }
+  return { parts, total, subscribers, sharedTier }
 }

@@ -5,7 +5,7 @@
  * `BatchSpanProcessor` into an `InMemorySpanExporter`, a `MeterProvider` with a metric
  * reader (what instrumenting costs in the process, not what shipping the data costs), and
  * a recording span active around the decisions, as the HTTP server span of a traced
- * request is (the warm decision adds its event to it). The three alternate over a few
+ * request is (the warm decision sets its attributes on it). The three alternate over a few
  * rounds, and each ratio is the median of the rounds' ratios, so that drift of the machine
  * hits all three alike.
  *

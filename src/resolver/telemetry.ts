@@ -214,6 +214,8 @@ export function traceWarmDecision(requirement: Requirement, decision: Decision, 
 }
 
 const resolveChannel = tracingChannel<ResolveContext>(CHANNELS.resolve)
+/** The traced function of a warm hit, which was read before the trace: made once, not per hit. */
+const NOTHING = (): undefined => undefined
 const upstreamChannel = tracingChannel<UpstreamContext>(CHANNELS.upstream)
 const circuitChannel = channel(CHANNELS.circuit)
 
@@ -309,7 +311,7 @@ export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | unde
     traceWarmHit(place) {
       if (!resolveChannel.start.hasSubscribers) return
       const context: ResolveContext = { endpoint: place.endpoint, tier: 'l1' satisfies CacheTier }
-      resolveChannel.traceSync(() => undefined, context)
+      resolveChannel.traceSync(NOTHING, context)
     },
   }
 }

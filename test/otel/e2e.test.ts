@@ -35,6 +35,7 @@ beforeAll(async () => {
     context.with(trace.setSpan(context.active(), span), next)
   })
   app.get('/api/staff', guard.requireGroup(ORG_ID, 'admin'), (_req, res) => void res.json({ ok: true }))
+  app.get('/api/two-guards', guard.authenticate(), guard.requireGroup(ORG_ID, 'admin'), (_req, res) => void res.json({ ok: true }))
   server = createServer(app)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/staff`
@@ -59,8 +60,8 @@ afterEach(async () => {
   await harness.shutdown()
 })
 
-async function get(token: string): Promise<number> {
-  const response = await request(url, { headers: { authorization: `Bearer ${token}` } })
+async function get(token: string, path = '/api/staff'): Promise<number> {
+  const response = await request(new URL(path, url), { headers: { authorization: `Bearer ${token}` } })
   await response.body.dump()
   return response.statusCode
 }
@@ -90,29 +91,45 @@ describe('voot-guard/otel with a real resolver behind voot-guard/express', () =>
     }
     expect(resolves.find((span) => parentOf(http[0]!) === span.spanContext().spanId)?.attributes['voot_guard.cache.tier']).toBe('upstream')
 
-    // The cold decision's request span carries no decision event: the decision has its span.
+    // The cold decision's request span carries none of the decision's attributes: the decision has its span.
     const [coldRequest] = named(cold, 'GET /api/staff')
     expect(parentOf(authorize!)).toBe(coldRequest!.spanContext().spanId)
+    expect(Object.keys(coldRequest!.attributes).filter((key) => key.startsWith('voot_guard.'))).toEqual([])
     expect(coldRequest?.events).toEqual([])
 
     expect(await get(token)).toBe(200)
     const warm = harness.spans().slice(cold.length)
     expect(upstreamHttp(warm)).toEqual([])
-    // A warm decision: no span of its own (nor of its lookup), an event on the request's span.
+    // A warm decision: no span of its own (nor of its lookup), no event, its attributes on the request's span.
     expect(named(warm, AUTHORIZE_SPAN)).toEqual([])
     expect(named(warm, RESOLVE_SPAN)).toEqual([])
     const [warmRequest] = named(warm, 'GET /api/staff')
-    expect(warmRequest?.events.map((event) => [event.name, event.attributes])).toEqual([
-      [
-        AUTHORIZE_SPAN,
-        {
-          'voot_guard.requirement': `group ${ORG_ID} (role admin or higher)`,
-          'voot_guard.outcome': 'allowed',
-          'voot_guard.reason': 'member',
-          'voot_guard.cache.tier': 'l1',
-        },
-      ],
-    ])
+    expect(warmRequest?.events).toEqual([])
+    expect(warmRequest?.attributes).toMatchObject({
+      'voot_guard.requirement': `group ${ORG_ID} (role admin or higher)`,
+      'voot_guard.outcome': 'allowed',
+      'voot_guard.reason': 'member',
+      'voot_guard.cache.tier': 'l1',
+    })
+  })
+
+  it('a warm denial puts its reason on the request span; of two warm decisions, the span keeps the last', async () => {
+    const bob = emulator.issueToken('bob')
+    expect(await get(bob)).toBe(403)
+    expect(await get(bob)).toBe(403)
+    const [, warmDenied] = named(harness.spans(), 'GET /api/staff')
+    expect(warmDenied?.attributes).toMatchObject({ 'voot_guard.outcome': 'denied', 'voot_guard.reason': 'role_too_low', 'voot_guard.cache.tier': 'l1' })
+
+    const alice = emulator.issueToken('alice')
+    expect(await get(alice, '/api/two-guards')).toBe(200)
+    const before = harness.spans().length
+    expect(await get(alice, '/api/two-guards')).toBe(200)
+    const [twoGuards] = named(harness.spans().slice(before), 'GET /api/two-guards')
+    expect(twoGuards?.attributes['voot_guard.requirement']).toBe(`group ${ORG_ID} (role admin or higher)`)
+    const collected = await harness.metrics()
+    // Both guards of both requests were counted: the span's attributes are the last decision's, the metrics every one's.
+    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'authenticated' })[0]?.value).toBe(2)
+    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'member' })[0]?.value).toBe(2)
   })
 
   it('a warm decision without an active span records its metrics only', async () => {
