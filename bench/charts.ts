@@ -153,7 +153,7 @@ function figure2Cpu(merged: Merged): BarChart | undefined {
     )
   }
   return {
-    title: 'Figure 2: server CPU per request, warm cache (interleaved rounds)',
+    title: 'Figure 2: server CPU per request, warm cache, under a saturating load (interleaved rounds)',
     subtitle: conditions(merged.runOf[list[0]?.key ?? '']),
     axis: 'server CPU µs per request (median of rounds; user + system)',
     bars,
@@ -176,12 +176,13 @@ function figure2Share(merged: Merged, figure1Us: number | undefined): BarChart |
       label,
       segments: [{ value: 100 * (cpu?.share ?? Number.NaN), series: 0 }],
       note:
-        `${(100 * (cpu?.share ?? Number.NaN)).toFixed(1)} % (${(cpu?.own ?? Number.NaN).toFixed(2)} µs of ${(cpu?.bare.total ?? Number.NaN).toFixed(1)})` +
+        `${(100 * (cpu?.share ?? Number.NaN)).toFixed(1)} % (${(cpu?.own ?? Number.NaN).toFixed(2)} µs of ${((cpu?.shareBare ?? cpu?.bare)?.total ?? Number.NaN).toFixed(1)})` +
         (figure1Us === undefined ? '' : `; ${((cpu?.own ?? Number.NaN) / figure1Us).toFixed(1)}× figure 1`),
     })),
     footnotes: [
-      "A closed loop adds to any middleware's work: the burn control, which only spends 0.5 µs, costs the server more than that too.",
-      'Guarded − burn control cancels that toll (see BENCHMARKS.md, "Inside servers").',
+      'Measured under a saturating load (8 pipelined requests per connection), so that the server never waits for the',
+      'load generator; the share is of a bare request sent one at a time. Guarded − burn control cancels what any',
+      'middleware costs beyond its own work (see BENCHMARKS.md, "Inside servers").',
     ],
     goal: { value: 5, label: 'goal ≤ 5 %' },
     max: Math.max(10, ...list.map(({ cpu }) => Math.ceil(100 * (cpu?.share ?? 0) * 1.15))),

@@ -11,6 +11,12 @@ export interface Profile {
   readonly hotPath: { operations: number; batches: number }
   /** Figure 2: the bare and the guarded route of each framework, alternating. */
   readonly pair: RoundSettings
+  /**
+   * Figure 2's server CPU per request: the bare, no-op, guarded and burn routes again,
+   * under a load that keeps the server saturated ({@link SATURATING_LOAD}), for the guard's
+   * own CPU (see `suites/server-cpu.ts`).
+   */
+  readonly cpu: RoundSettings
   /** Figures 2/3 cross-check: the middlewares timed inside the server (see servers/timings.ts). */
   readonly timed: RoundSettings
   /** Figure 3: every route with the peers, in rounds of their own; `undefined`: the peers join the pair's rounds. */
@@ -32,12 +38,22 @@ export interface Profile {
 // and proxies actually send (pipelining would flatter the cheaper routes).
 export const LOAD = { connections: 50, pipelining: 1 }
 
+// Figure 2's server CPU rounds: 8 requests in flight per connection, so that the server
+// always has the next request in its socket buffers and never sleeps between requests.
+// Without it, whatever a route adds also makes the load generator wait for answers more
+// often, and each answer that wakes it costs the server kernel time: in one-request-at-a-
+// time rounds the guarded route's system time moved by ±1 µs from run to run though the
+// guard makes no system call, which buried its 0.4 µs of user time. Pipelined, the guarded
+// and no-op routes' system time is the same (BENCHMARKS.md, issue 33).
+export const SATURATING_LOAD = { connections: 50, pipelining: 8 }
+
 const FULL: Profile = {
   name: 'full',
   hotPath: { operations: 200_000, batches: 9 },
   // 32 rounds: one-second slices on this VM vary ±20 % (see BENCHMARKS.md, Noise), so the
   // median of 16 was still ±6 points; 32 halve the variance for 2.5 more minutes.
   pair: { rounds: 32, duration: 1, warmup: 2, ...LOAD },
+  cpu: { rounds: 16, duration: 1, warmup: 1, ...SATURATING_LOAD },
   timed: { rounds: 2, duration: 2, warmup: 0.5, ...LOAD },
   peerRounds: { rounds: 5, duration: 2.5, warmup: 1, ...LOAD },
   peers: undefined,
@@ -53,6 +69,7 @@ const QUICK: Profile = {
   name: 'quick',
   hotPath: { operations: 100_000, batches: 5 },
   pair: { rounds: 4, duration: 1, warmup: 0.5, ...LOAD },
+  cpu: { rounds: 8, duration: 1, warmup: 0.5, ...SATURATING_LOAD },
   timed: { rounds: 1, duration: 1, warmup: 0.3, ...LOAD },
   peerRounds: undefined,
   peers: ['/peer/jwt-rs256-keyobject'],
@@ -65,11 +82,14 @@ const QUICK: Profile = {
 }
 
 const chosen = process.argv.includes('--quick') ? QUICK : FULL
-// `--rounds N` sets figure 2's rounds (more for a tighter median: the error falls with √N).
+// `--rounds N` sets figure 2's rounds (throughput and server CPU) (more for a tighter median: the error falls with √N).
 const roundsArgument = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : undefined
 if (roundsArgument !== undefined && !(Number.isInteger(roundsArgument) && roundsArgument >= 1))
   throw new Error('--rounds needs a positive integer')
-export const profile: Profile = roundsArgument === undefined ? chosen : { ...chosen, pair: { ...chosen.pair, rounds: roundsArgument } }
+export const profile: Profile =
+  roundsArgument === undefined
+    ? chosen
+    : { ...chosen, pair: { ...chosen.pair, rounds: roundsArgument }, cpu: { ...chosen.cpu, rounds: roundsArgument } }
 // `--only 1,5,8` runs some figures (for working on one of them); the default is all of them.
 const onlyArgument = process.argv[process.argv.indexOf('--only') + 1]
 const only = process.argv.includes('--only') && onlyArgument !== undefined ? new Set(onlyArgument.split(',')) : undefined

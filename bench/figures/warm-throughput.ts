@@ -60,6 +60,19 @@ async function timeInside(server: Child<ServerReady>, routes: readonly LoadedRou
   return server.call<Record<string, TimingSummary>>('timings')
 }
 
+/**
+ * The guard's server CPU: the bare, guarded, no-op and burn routes again under a saturating
+ * load (see `SATURATING_LOAD` in profile.ts), interleaved as the throughput rounds are.
+ */
+async function saturatedRounds(server: Child<ServerReady>, routes: readonly LoadedRoute[]): Promise<RoundResults> {
+  progress(
+    `  server CPU under a saturating load (${profile.cpu.pipelining} pipelined requests per connection, ${profile.cpu.rounds} rounds of ${profile.cpu.duration} s per route)`,
+  )
+  const results = await interleavedRounds(server, routes, profile.cpu, progress)
+  checkFailures(results)
+  return results
+}
+
 /** Figure 2's cross-check row: the guard's own time (p50 minus the timed no-op's), and the throughput ratio it comes to. */
 function ownTimeRow(label: string, timed: Record<string, TimingSummary>, bareCpu: number): Row {
   const guard = timed['voot-guard']
@@ -153,13 +166,17 @@ export async function warmThroughput(
     { name: 'guard + handler read, own property', path: '/read/own', headers: auth },
     { name: 'no-op + handler read', path: '/read/noop', headers: auth },
   ]
+  const saturated = await saturatedRounds(server, [...pairRoutes, burnRoute])
   const timed = await timeInside(server, [...pairRoutes.slice(1).reverse(), ...accessorRoutes])
   const stats = await server.call<{ upstreamCalls: number }>('stats')
   await stop(server)
-  const cpu = guardCpu(pair)
+  const cpu = guardCpu(saturated, pair)
+  const cpuOneAtATime = guardCpu(pair)
   details['express5'] = {
     label: 'Express 5',
     cpu,
+    cpuOneAtATime,
+    saturated: Object.fromEntries(saturated),
     pair: Object.fromEntries(pair),
     withPeers: Object.fromEntries(withPeers),
     timed,
@@ -167,7 +184,8 @@ export async function warmThroughput(
   }
   rows.push(
     ...pairRows('Express 5', pair, 0.95),
-    guardCpuRow('Express 5', cpu, figure1Us, false),
+    guardCpuRow('Express 5', cpuOneAtATime, figure1Us, false, 'one at a time'),
+    guardCpuRow('Express 5', cpu, figure1Us, false, 'saturating'),
     ownTimeRow('Express 5', timed, medianCpu(pair, 'bare')),
     accessorRow(timed),
   )
@@ -237,21 +255,21 @@ export async function otherFrameworks(emulator: Child<EmulatorReady>, token: str
       { name: 'voot-guard', path: '/guarded', headers: auth },
       { name: 'no-op middleware', path: '/noop', headers: auth },
     ]
-    const results = await interleavedRounds(
-      server,
-      [...routes, { name: BURN_CONTROL, path: '/burn', headers: auth }],
-      profile.pair,
-      progress,
-    )
+    const withBurn = [...routes, { name: BURN_CONTROL, path: '/burn', headers: auth }]
+    const results = await interleavedRounds(server, withBurn, profile.pair, progress)
     checkFailures(results)
+    const saturated = await saturatedRounds(server, withBurn)
     const timed = await timeInside(server, routes.slice(1))
     await stop(server)
-    const cpu = guardCpu(results)
-    details[framework] = { label, cpu, pair: Object.fromEntries(results), timed }
+    const cpu = guardCpu(saturated, results)
+    const cpuOneAtATime = guardCpu(results)
+    details[framework] = { label, cpu, cpuOneAtATime, pair: Object.fromEntries(results), saturated: Object.fromEntries(saturated), timed }
+    // Issue 33 asks Fastify's guard to stay within 1.5× figure 1; the others report it.
+    const factorGoal = framework === 'fastify'
     rows.push(
       ...pairRows(label, results, target),
-      // Issue 33 asks Fastify's guard to stay within 1.5× figure 1; the others report it.
-      guardCpuRow(label, cpu, figure1Us, framework === 'fastify'),
+      guardCpuRow(label, cpuOneAtATime, figure1Us, factorGoal, 'one at a time'),
+      guardCpuRow(label, cpu, figure1Us, factorGoal, 'saturating'),
       ownTimeRow(label, timed, medianCpu(results, 'bare')),
     )
   }

@@ -84,8 +84,13 @@ async function measureHere(operations: number, batches: number, mode: Mode): Pro
   const emulator = await startEmulator()
   const client = createClient({ url: redis.url })
   await client.connect()
-  const sharedCache = mode === 'tier' ? createRedisCache({ client, secret: 'bench-secret-bench-secret-bench-secret-0123456789' }) : undefined
-  const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, cache: { ttl: 3_600_000 }, ...(sharedCache === undefined ? {} : { sharedCache }) })
+  const sharedCache =
+    mode === 'tier' ? createRedisCache({ client, secret: 'bench-secret-bench-secret-bench-secret-0123456789' }) : undefined
+  const resolver = createMembershipResolver({
+    baseUrl: emulator.baseUrl,
+    cache: { ttl: 3_600_000 },
+    ...(sharedCache === undefined ? {} : { sharedCache }),
+  })
   try {
     const core = createGuardCore({ resolver, realm: 'bench' })
     const credentials = { authorization: `Bearer ${emulator.issueToken('alice')}` }
