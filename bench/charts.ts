@@ -5,13 +5,14 @@
  * Usage: `npm run bench:charts -- [results.json ...]`. The files are what `npm run bench`
  * writes (its last run's is `results.json` in the compiled tree, see `build.ts`); several
  * are merged, a later file's figures replacing an earlier one's, so figure 1 may come from
- * one run and figure 2 from another. The merged figures are kept in
+ * one run and figure 2 from another (`bench/charts/results.json` first keeps the kept figures
+ * that the later files did not measure again). The merged figures are kept in
  * `bench/charts/results.json`; without arguments the charts are drawn again from it.
  *
  * @module
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { format, resolveConfig } from 'prettier'
 import { type Bar, type BarChart, renderBarChart } from './chart-svg.js'
@@ -47,7 +48,13 @@ function merge(files: readonly string[]): Merged {
   const runOf: Record<string, RunInfo> = {}
   for (const file of files) {
     const details = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
-    if (file === KEPT) return details as unknown as Merged
+    if (resolve(file) === KEPT) {
+      // The kept figures, already merged: later files replace what they measured again.
+      const kept = details as unknown as Merged
+      Object.assign(figures, kept.figures)
+      Object.assign(runOf, kept.runOf)
+      continue
+    }
     const run = (details['run'] ?? {}) as RunInfo
     for (const [key, value] of Object.entries(details)) {
       if (key === 'run') continue

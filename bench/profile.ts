@@ -53,7 +53,7 @@ const FULL: Profile = {
   // 32 rounds: one-second slices on this VM vary ±20 % (see BENCHMARKS.md, Noise), so the
   // median of 16 was still ±6 points; 32 halve the variance for 2.5 more minutes.
   pair: { rounds: 32, duration: 1, warmup: 2, ...LOAD },
-  cpu: { rounds: 16, duration: 1, warmup: 1, ...SATURATING_LOAD },
+  cpu: { rounds: 24, duration: 1, warmup: 1, ...SATURATING_LOAD },
   timed: { rounds: 2, duration: 2, warmup: 0.5, ...LOAD },
   peerRounds: { rounds: 5, duration: 2.5, warmup: 1, ...LOAD },
   peers: undefined,
@@ -69,7 +69,7 @@ const QUICK: Profile = {
   name: 'quick',
   hotPath: { operations: 100_000, batches: 5 },
   pair: { rounds: 4, duration: 1, warmup: 0.5, ...LOAD },
-  cpu: { rounds: 8, duration: 1, warmup: 0.5, ...SATURATING_LOAD },
+  cpu: { rounds: 12, duration: 1, warmup: 0.5, ...SATURATING_LOAD },
   timed: { rounds: 1, duration: 1, warmup: 0.3, ...LOAD },
   peerRounds: undefined,
   peers: ['/peer/jwt-rs256-keyobject'],

@@ -21,7 +21,7 @@
  */
 import { trace, type Attributes } from '@opentelemetry/api'
 import type { AuthorizeContext } from '../src/index.js'
-import { ATTR_CACHE_TIER, ATTR_REQUIREMENT, decisionAttributes, decisionOf } from './attributes.js'
+import { ATTR_CACHE_TIER, ATTR_OUTCOME, ATTR_REASON, ATTR_REQUIREMENT, decisionAttributes, decisionOf } from './attributes.js'
 import type { Traced } from './traced-calls.js'
 
 /**
@@ -40,15 +40,28 @@ export function warmDecisionAttributes(traced: Traced<AuthorizeContext>): Attrib
   return attributes
 }
 
+/** Requirements whose last warm attributes are kept (routes declare a few; services that build requirements per request may make many). */
+const KEPT_REQUIREMENTS = 256
+
 /**
  * Creates the recorder.
  */
 export function createWarmDecisionAttributes(): WarmDecisionAttributes {
+  // The last attribute set of each requirement, frozen: a route's warm decisions mostly
+  // repeat one outcome and reason, so most need no new object (the SDK copies the values).
+  const kept = new Map<string, Attributes>()
+  function attributesOf(traced: Traced<AuthorizeContext>): Attributes {
+    const last = kept.get(traced.requirement)
+    if (last !== undefined && last[ATTR_OUTCOME] === traced.outcome && last[ATTR_REASON] === traced.reason) return last
+    const built = Object.freeze(warmDecisionAttributes(traced))
+    if (last !== undefined || kept.size < KEPT_REQUIREMENTS) kept.set(traced.requirement, built)
+    return built
+  }
   return {
     record(traced) {
       const span = trace.getActiveSpan()
       if (span === undefined || !span.isRecording()) return
-      span.setAttributes(warmDecisionAttributes(traced))
+      span.setAttributes(attributesOf(traced))
     },
   }
 }
