@@ -125,7 +125,12 @@ describe('voot-guard/otel with a real resolver behind voot-guard/express', () =>
     const before = harness.spans().length
     expect(await get(alice, '/api/two-guards')).toBe(200)
     const [twoGuards] = named(harness.spans().slice(before), 'GET /api/two-guards')
-    expect(twoGuards?.attributes['voot_guard.requirement']).toBe(`group ${ORG_ID} (role admin or higher)`)
+    // The same requirement as bob's denial above, now allowed: the span shows this decision, not a kept one.
+    expect(twoGuards?.attributes).toMatchObject({
+      'voot_guard.requirement': `group ${ORG_ID} (role admin or higher)`,
+      'voot_guard.outcome': 'allowed',
+      'voot_guard.reason': 'member',
+    })
     const collected = await harness.metrics()
     // Both guards of both requests were counted: the span's attributes are the last decision's, the metrics every one's.
     expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'authenticated' })[0]?.value).toBe(2)
