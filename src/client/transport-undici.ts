@@ -15,6 +15,7 @@
  */
 import { Pool, request } from 'undici'
 import type { Dispatcher } from 'undici'
+import { raceAbort } from './abort-race.js'
 import { createCallSlots } from './call-slots.js'
 import { SendExpiredError } from './send-by.js'
 import { MAX_CONCURRENT_CALLS, type CreateTransport, type UpstreamResponse } from './transport.js'
@@ -50,7 +51,8 @@ export const createTransport: CreateTransport = (settings) => {
       }, release)
       // A request still queued in a dispatcher (a caller's, with fewer connections) hears of
       // its signal only once a connection takes it: the caller does not wait for that.
-      return undiciResponse(await untilAborted(pending, signal))
+      // A response that comes after the signal fired is drained and dropped.
+      return undiciResponse(await raceAbort(pending, signal, () => signal.reason as Error, dropLate))
     },
     close() {
       if (ownPool === undefined) return Promise.resolve()
@@ -129,32 +131,8 @@ function sentBy(dispatcher: Dispatcher, sendBy: number): Dispatcher {
 }
 /* eslint-enable @typescript-eslint/no-deprecated */
 
-/**
- * Waits for `pending`, or rejects with the signal's reason as soon as `signal` fires; a
- * response that comes after that is dropped.
- */
-function untilAborted(pending: Promise<Dispatcher.ResponseData>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      void pending.then(dropResponse, ignoreError)
-      reject(signal.reason as Error)
-    }
-    if (signal.aborted) {
-      onAbort()
-      return
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    pending.then(
-      (response) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(response)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
+function dropLate(pending: Promise<Dispatcher.ResponseData>): void {
+  void pending.then(dropResponse, ignoreError)
 }
 
 function dropResponse({ body }: Dispatcher.ResponseData): void {

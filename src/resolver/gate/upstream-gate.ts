@@ -15,6 +15,7 @@ import {
   type CircuitPermit,
   type CircuitState,
 } from './circuit-breaker.js'
+import { raceAbort } from '../../client/abort-race.js'
 import { AbortedError, UpstreamError } from '../../errors.js'
 import { createRetrier, type RetryInfo } from './retry.js'
 
@@ -176,22 +177,5 @@ export function createUpstreamGate(settings: UpstreamGateSettings): UpstreamGate
  * promise goes on for whoever else waits for it).
  */
 export function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise
-  if (signal.aborted) return Promise.reject(new AbortedError())
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(new AbortedError())
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
+  return signal === undefined ? promise : raceAbort(promise, signal, () => new AbortedError())
 }
