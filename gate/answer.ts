@@ -24,7 +24,7 @@ export function fromContract(
   return {
     status: status ?? answer.status,
     headers: extra === undefined ? answer.headers : { ...answer.headers, ...extra },
-    body: JSON.stringify(answer.body),
+    body: answer.text,
   }
 }
 

@@ -33,7 +33,7 @@ export interface CheckDependencies {
 /** Answers one check request; synchronously when the cache already knows. */
 export type CheckHandler = (protocol: CheckProtocol, req: IncomingMessage, url: string) => Answer | Promise<Answer>
 
-/** Seconds before its expiry at which a session's access token is no longer used. */
+/** Milliseconds before its expiry at which a session's access token is no longer used. */
 const EXPIRY_MARGIN = 5_000
 
 /** Creates the handler of the check endpoints. */
@@ -42,10 +42,12 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   const realm = `Bearer realm=${quoteHeaderValue(core.realm)}`
   const contract = (error: unknown): HttpErrorAnswer => core.answer(error) as HttpErrorAnswer
   const MISSING = contract(new TokenMissingError(realm))
-  const FORBIDDEN_PATH = contract(
-    new ForbiddenError('The request path is ambiguous (dot segments, "//", encoded "/" or "\\", or invalid encoding)'),
+  // The refusals that depend on nothing of the request, answered as they are: made once.
+  const MISSING_ANSWER = fromContract(MISSING)
+  const FORBIDDEN_PATH_ANSWER = fromContract(
+    contract(new ForbiddenError('The request path is ambiguous (dot segments, "//", encoded "/" or "\\", or invalid encoding)')),
   )
-  const NO_RULE = contract(new ForbiddenError('No rule of the gate allows this request'))
+  const NO_RULE_ANSWER = fromContract(contract(new ForbiddenError('No rule of the gate allows this request')))
   const userHeader = settings.headers.user.toLowerCase()
   const ruleHeader = settings.headers.rule.toLowerCase()
   const tokenHeader = settings.headers.token?.toLowerCase()
@@ -98,13 +100,13 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   }
 
   return function check(protocol, req, url) {
-    if (!trusted(req.socket.remoteAddress)) return counted(protocol, fromContract(MISSING))
+    if (!trusted(req.socket.remoteAddress)) return counted(protocol, MISSING_ANSWER)
     const original = originalRequest(protocol, req, url)
-    if (original === undefined) return counted(protocol, fromContract(MISSING))
+    if (original === undefined) return counted(protocol, MISSING_ANSWER)
     const path = normalisePath(original.target)
-    if (path === undefined) return counted(protocol, fromContract(FORBIDDEN_PATH))
+    if (path === undefined) return counted(protocol, FORBIDDEN_PATH_ANSWER)
     const rule = matchRule(rules, original.method, original.host, path)
-    if (rule === undefined) return counted(protocol, fromContract(NO_RULE))
+    if (rule === undefined) return counted(protocol, NO_RULE_ANSWER)
     if (rule.decision === 'anyone') return counted(protocol, allowed(rule, '', undefined))
 
     const browser = oauth !== undefined && isBrowserRequest(req, original) ? original : undefined

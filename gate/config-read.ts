@@ -6,7 +6,7 @@
  * @module
  */
 import { isIP } from 'node:net'
-import { didYouMean } from './did-you-mean.js'
+import { nearestKey } from '../src/adapter-kit.js'
 import { parseDuration } from './duration.js'
 import { ProblemList, type GateConfigPath } from './config-problem.js'
 import type { GateRule, GateSettings } from './config-types.js'
@@ -53,7 +53,7 @@ function isObject(value: unknown): value is Obj {
 /** Refuses the keys of `value` that are not in `known`, with a suggestion. */
 function keysOf(problems: ProblemList, path: Path, value: Obj, known: readonly string[]): void {
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) problems.add([...path, key], 'unknown key', didYouMean(key, known))
+    if (!known.includes(key)) problems.add([...path, key], 'unknown key', nearestKey(key, known))
   }
 }
 
@@ -159,7 +159,7 @@ function readRule(problems: ProblemList, path: Path, value: unknown, index: numb
     problems.add(path, 'needs exactly one of "allow: anyone", "allow: signed-in" or "require"')
   }
   if (allow !== undefined && (typeof allow !== 'string' || !ALLOW_VALUES.includes(allow))) {
-    const near = typeof allow === 'string' ? didYouMean(allow, ALLOW_VALUES) : undefined
+    const near = typeof allow === 'string' ? nearestKey(allow, ALLOW_VALUES) : undefined
     problems.add([...path, 'allow'], 'must be "anyone" or "signed-in"', near)
   }
   if (require !== undefined) readRequire(problems, [...path, 'require'], require)

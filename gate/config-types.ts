@@ -99,7 +99,15 @@ export interface CompiledRule {
   readonly decision: 'anyone' | Requirement
 }
 
-/** The configuration, validated, with defaults filled in and durations in ms. */
+/**
+ * The configuration, validated, with defaults filled in and durations in ms.
+ *
+ * @example
+ * ```ts
+ * const settings: GateSettings | undefined = readGateSettings(parsedYaml, problems)
+ * if (settings !== undefined) console.log(settings.listen.port)
+ * ```
+ */
 export interface GateSettings {
   readonly listen: { readonly host: string; readonly port: number }
   readonly trustedProxies: readonly string[]

@@ -84,13 +84,13 @@ function refused(problems: ProblemList, section: string, error: unknown): void {
 }
 
 /** Reads and builds everything but the network connections; throws {@link GateConfigError}. */
-function build(config: unknown, sharedCache: () => SharedCache | undefined): Built {
+function build(config: unknown, sharedCache: (redis: GateSettings['redis']) => SharedCache | undefined): Built {
   const problems = new ProblemList()
   const settings = readGateSettings(config, problems)
   if (settings === undefined) throw new GateConfigError(problems.items)
   let shared: SharedCache | undefined
   try {
-    shared = sharedCache()
+    shared = sharedCache(settings.redis)
   } catch (error) {
     refused(problems, 'redis', error)
   }
@@ -123,7 +123,7 @@ function build(config: unknown, sharedCache: () => SharedCache | undefined): Bui
  *
  * @example
  * ```ts
- * for (const problem of checkGateConfig(config)) console.error(formatConfigProblem(problem))
+ * for (const problem of await checkGateConfig(config)) console.error(formatConfigProblem(problem))
  * ```
  */
 export async function checkGateConfig(config: unknown): Promise<readonly GateConfigProblem[]> {
@@ -147,6 +147,8 @@ function connectRedis(redis: NonNullable<GateSettings['redis']>, warn: (message:
   // node-redis is an optional peer dependency, loaded only when `redis` is configured.
   const { createClient } = createRequire(import.meta.url)('redis') as typeof import('redis')
   const client = createClient({ url: redis.url })
+  // Made before connecting: a secret the cache refuses leaves no connection behind.
+  const cache = createRedisCache({ client, secret: redis.secret, ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }) })
   let reported = false
   client.on('error', (error: unknown) => {
     if (!reported)
@@ -156,7 +158,8 @@ function connectRedis(redis: NonNullable<GateSettings['redis']>, warn: (message:
   const connected = client.connect().then(() => {
     reported = false
   })
-  const cache = createRedisCache({ client, secret: redis.secret, ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }) })
+  // Awaited by the readiness check; a connection given up on (quit while connecting) is no unhandled rejection.
+  connected.catch(() => {})
   return {
     cache,
     connected,
@@ -190,13 +193,19 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const logger = options.logger ?? console
   const warn = (message: string) => logger.warn(message)
   let redis: RedisConnection | undefined
-  const { settings, core, rules, oauth } = build(config, () => {
-    const problems = new ProblemList()
-    const read = readGateSettings(config, problems)
-    if (read?.redis === undefined) return undefined
-    redis = connectRedis(read.redis, warn)
-    return redis.cache
-  })
+  let built: Built
+  try {
+    built = build(config, (settings) => {
+      if (settings === undefined) return undefined
+      redis = connectRedis(settings, warn)
+      return redis.cache
+    })
+  } catch (error) {
+    // A configuration refused after Redis was connected leaves no connection open.
+    void redis?.quit()
+    throw error
+  }
+  const { settings, core, rules, oauth } = built
   const now = Date.now
   const trusted = createTrustCheck(settings.trustedProxies)
   const metrics = createGateMetrics()
@@ -217,11 +226,13 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
 
   let readiness: Promise<boolean> | undefined
   function isReady(): Promise<boolean> {
-    readiness ??= core.resolver.verify({ signal: AbortSignal.timeout(5_000) }).then(
+    if (readiness !== undefined) return readiness
+    const current = core.resolver.verify({ signal: AbortSignal.timeout(5_000) }).then(
       () => true,
       () => false,
     )
-    const current = readiness
+    readiness = current
+    // One answer serves the probes of the next second; the timer is set once per answer.
     void current.finally(() => setTimeout(() => (readiness === current ? (readiness = undefined) : undefined), 1_000).unref())
     return current
   }

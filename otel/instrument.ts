@@ -23,7 +23,14 @@ import { guarded, subscribeTracedCalls } from './traced-calls.js'
 import { isWarm } from './attributes.js'
 import { createWarmDecisionAttributes } from './warm-decisions.js'
 
-/** The instrumentation scope name of voot-guard's tracer and meter. */
+/**
+ * The instrumentation scope name of voot-guard's tracer and meter.
+ *
+ * @example
+ * ```ts
+ * const ours = exporter.getFinishedSpans().filter((span) => span.instrumentationScope.name === INSTRUMENTATION_SCOPE)
+ * ```
+ */
 export const INSTRUMENTATION_SCOPE = 'voot-guard'
 
 /**

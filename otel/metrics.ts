@@ -24,7 +24,14 @@ import {
 } from './attributes.js'
 import type { Traced } from './traced-calls.js'
 
-/** The values of `voot_guard.circuit.state`. */
+/**
+ * The values of `voot_guard.circuit.state`.
+ *
+ * @example
+ * ```ts
+ * if (gauge.value === CIRCUIT_STATE_VALUES.open) page('the group service is failing')
+ * ```
+ */
 export const CIRCUIT_STATE_VALUES = Object.freeze({ closed: 0, 'half-open': 1, open: 2 } as const)
 
 /**

@@ -27,9 +27,23 @@ import {
 import { KEEP_CONTEXT } from './context-binding.js'
 import type { Traced } from './traced-calls.js'
 
-/** Span name of a decision. */
+/**
+ * Span name of a decision.
+ *
+ * @example
+ * ```ts
+ * const decisions = exporter.getFinishedSpans().filter((span) => span.name === AUTHORIZE_SPAN)
+ * ```
+ */
 export const AUTHORIZE_SPAN = 'voot-guard authorize'
-/** Span name of a lookup. */
+/**
+ * Span name of a lookup.
+ *
+ * @example
+ * ```ts
+ * const lookups = exporter.getFinishedSpans().filter((span) => span.name === RESOLVE_SPAN)
+ * ```
+ */
 export const RESOLVE_SPAN = 'voot-guard resolve'
 
 /**

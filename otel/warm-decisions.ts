@@ -33,7 +33,7 @@ export interface WarmDecisionAttributes {
 }
 
 /** The attributes a warm decision sets on the active span. */
-export function warmDecisionAttributes(traced: Traced<AuthorizeContext>): Attributes {
+function warmDecisionAttributes(traced: Traced<AuthorizeContext>): Attributes {
   const attributes = decisionAttributes(decisionOf(traced))
   attributes[ATTR_REQUIREMENT] = traced.requirement
   attributes[ATTR_CACHE_TIER] = 'l1'

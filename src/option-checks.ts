@@ -8,6 +8,11 @@ import { InvalidOptionError } from './errors.js'
 
 /**
  * The default and the range of an integer option.
+ *
+ * @example
+ * ```ts
+ * const retries = integerOption('retries', options.retries, { fallback: 1, min: 0, max: 5 } satisfies IntegerBounds)
+ * ```
  */
 export interface IntegerBounds {
   readonly fallback: number

@@ -10,7 +10,14 @@
  * @module
  */
 
-/** What a shared entry holds for one token. */
+/**
+ * What a shared entry holds for one token.
+ *
+ * @example
+ * ```ts
+ * const kind: SharedAnswerKind = 'groups'
+ * ```
+ */
 export type SharedAnswerKind =
   /** `me/groups` (active memberships): a `GroupWithMembership[]`. */
   | 'groups'

@@ -11,14 +11,35 @@ import type { Reflector } from '@nestjs/core'
 import { AUTHENTICATED, type AuthenticateOptions, readAuthenticateOptions, type VootContext } from '../../src/adapter-kit.js'
 import { allOf, anyOf, group, InvalidArgumentError, isRequirement, type Requirement } from '../../src/index.js'
 
-/** Metadata key of the requirements a class or method carries (an array: they all hold). */
+/**
+ * Metadata key of the requirements a class or method carries (an array: they all hold).
+ *
+ * @example
+ * ```ts
+ * const requirements = reflector.getAllAndMerge<Requirement[]>(VOOT_REQUIREMENTS, [context.getHandler(), context.getClass()])
+ * ```
+ */
 export const VOOT_REQUIREMENTS = 'voot-guard:requirements'
-/** Metadata key of {@link Public}. */
+/**
+ * Metadata key of {@link Public}.
+ *
+ * @example
+ * ```ts
+ * const open = reflector.getAllAndOverride<boolean>(VOOT_PUBLIC, [context.getHandler(), context.getClass()])
+ * ```
+ */
 export const VOOT_PUBLIC = 'voot-guard:public'
 /** Metadata key of `Authenticated({ optional: true })`. */
 const VOOT_OPTIONAL_SIGN_IN = 'voot-guard:optional-sign-in'
 
-/** What a voot decorator returns: it applies to a controller class or a route method. */
+/**
+ * What a voot decorator returns: it applies to a controller class or a route method.
+ *
+ * @example
+ * ```ts
+ * const staff: VootDecorator = RequireGroup('fc:org:example.org', 'admin')
+ * ```
+ */
 export type VootDecorator = ClassDecorator & MethodDecorator
 
 /** Reads metadata without requiring reflect-metadata's global types in the user's project. */

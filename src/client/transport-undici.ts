@@ -88,12 +88,7 @@ function undiciResponse({ statusCode, headers, body }: Dispatcher.ResponseData):
       }
     },
     discard() {
-      // An unread body holds its connection (and the abort listener) until it is closed.
-      if (body.readableEnded || body.destroyed) return
-      // undici's body emits an AbortError when destroyed unread; with no listener that
-      // would be an uncaught exception that takes the whole process down.
-      body.on('error', ignoreError)
-      body.destroy()
+      destroyBody(body)
     },
   }
 }
@@ -136,7 +131,14 @@ function dropLate(pending: Promise<Dispatcher.ResponseData>): void {
 }
 
 function dropResponse({ body }: Dispatcher.ResponseData): void {
+  destroyBody(body)
+}
+
+/** Closes an unread body: it holds its connection (and the abort listener) until then. */
+function destroyBody(body: Dispatcher.ResponseData['body']): void {
   if (body.readableEnded || body.destroyed) return
+  // undici's body emits an AbortError when destroyed unread; with no listener that
+  // would be an uncaught exception that takes the whole process down.
   body.on('error', ignoreError)
   body.destroy()
 }

@@ -233,17 +233,7 @@ function needList(): typeof PENDING {
 
 // Requirements are frozen and built once per route, so what depends on them alone is
 // computed once too, instead of a string and an object on every request.
-const descriptions = new WeakMap<Requirement, string>()
 const allowedDecisions = new WeakMap<Requirement, Decision>()
-
-function describe(requirement: Requirement): string {
-  let description = descriptions.get(requirement)
-  if (description === undefined) {
-    description = describeRequirement(requirement)
-    descriptions.set(requirement, description)
-  }
-  return description
-}
 
 /** An allowed decision: frozen and shared by every request that meets the requirement the same way. */
 function allowed(requirement: Requirement, reason: DecisionReason, groupId?: string): Decision {
@@ -251,8 +241,8 @@ function allowed(requirement: Requirement, reason: DecisionReason, groupId?: str
   if (shared !== undefined && shared.reason === reason && shared.groupId === groupId) return shared
   const decision: Decision = Object.freeze(
     groupId === undefined
-      ? { allowed: true, reason, requirement: describe(requirement) }
-      : { allowed: true, reason, requirement: describe(requirement), groupId },
+      ? { allowed: true, reason, requirement: describeRequirement(requirement) }
+      : { allowed: true, reason, requirement: describeRequirement(requirement), groupId },
   )
   allowedDecisions.set(requirement, decision)
   return decision
@@ -261,7 +251,7 @@ function allowed(requirement: Requirement, reason: DecisionReason, groupId?: str
 function denied(requirement: Requirement, reason: DenialReason, groupId?: string): Decision {
   return Object.freeze(
     groupId === undefined
-      ? { allowed: false, reason, requirement: describe(requirement) }
-      : { allowed: false, reason, requirement: describe(requirement), groupId },
+      ? { allowed: false, reason, requirement: describeRequirement(requirement) }
+      : { allowed: false, reason, requirement: describeRequirement(requirement), groupId },
   )
 }

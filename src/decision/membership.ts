@@ -44,7 +44,12 @@ export function isActiveAt(dated: Membership | Group, now: number): boolean {
 }
 
 /**
- * What `activityAt` finds: active, or why not.
+ * Whether a membership (or its group) is active at a given moment, or why not.
+ *
+ * @example
+ * ```ts
+ * const activity: Activity = 'expired' // the membership's notAfter has passed
+ * ```
  */
 export type Activity = 'active' | 'inactive' | 'not_yet_valid' | 'expired'
 

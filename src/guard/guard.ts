@@ -174,9 +174,8 @@ export function createGuardCore(options: GuardOptions): GuardCore {
 
   const NO_OPTIONS: ResolveOptions = {}
 
-  /** The token and the per-call options that carry its expiry, when known. */
-  function readToken(credentials: Credentials): { token: string; options: ResolveOptions } {
-    if ('authorization' in credentials) return { token: extractBearerToken(credentials.authorization), options: NO_OPTIONS }
+  /** The token `getToken` found and the per-call options that carry its expiry, when known. */
+  function readFoundToken(credentials: { readonly token: FoundToken }): { token: string; options: ResolveOptions } {
     const found = credentials.token
     const token = typeof found === 'object' && found !== null ? found.token : found
     if (token === undefined || token === null || token === '') throw new TokenMissingError()
@@ -212,7 +211,7 @@ export function createGuardCore(options: GuardOptions): GuardCore {
         token = extractBearerToken(credentials.authorization)
         options = NO_OPTIONS
       } else {
-        ;({ token, options } = readToken(credentials))
+        ;({ token, options } = readFoundToken(credentials))
       }
     } catch (error) {
       return Promise.reject(renderer.toHttpError(error) ?? error)

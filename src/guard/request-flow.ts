@@ -20,7 +20,7 @@ import type { VootContext } from './voot-context.js'
  *
  * @example
  * ```ts
- * const respond = ({ answer }: Refusal, req: Request, res: Response) => res.status(answer.status).set(answer.headers).send(JSON.stringify(answer.body))
+ * const respond = ({ answer }: Refusal, req: Request, res: Response) => res.status(answer.status).set(answer.headers).send(answer.text)
  * ```
  */
 export interface Refusal {
@@ -40,7 +40,7 @@ export interface Refusal {
  *   authorization: (req) => authorizationOf(req),
  *   accept: (req) => req.headers.accept,
  *   allow: (voot, req, res, next) => { req.voot = voot; next() },
- *   respond: ({ answer }, req, res) => { res.status(answer.status).set(answer.headers).send(JSON.stringify(answer.body)) },
+ *   respond: ({ answer }, req, res) => { res.status(answer.status).set(answer.headers).send(answer.text) },
  *   fail: (error, req, res, next) => next(error),
  * }
  * ```

@@ -106,7 +106,12 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     if (typeof token !== 'string' || token.length === 0) throw new InvalidArgumentError('A token must be a non-empty string')
   }
 
+  // Requirements are frozen and the roles fixed, so a requirement valid once for this
+  // resolver stays valid: it is validated once (when its route is declared), not on every request.
+  const accepted = new WeakSet<Requirement>()
+
   function assertRequirement(requirement: Requirement): void {
+    if (accepted.has(requirement)) return
     if (!isRequirement(requirement)) throw new InvalidArgumentError('Not a requirement built by voot-guard (use group(), anyOf(), ...)')
     for (const role of rolesOf(requirement)) {
       if (!roles.includes(role))
@@ -114,11 +119,8 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
           `Unknown role ${JSON.stringify(role)}: the resolver's roles are ${roles.join(' < ')}${affiliationHint(role)}`,
         )
     }
+    accepted.add(requirement)
   }
-
-  // Requirements are frozen and the roles fixed, so a requirement valid once for this
-  // resolver stays valid: it is validated once, not on every request.
-  const accepted = new WeakSet<Requirement>()
 
   /**
    * The decision fresh cached answers give, or `undefined`. `digest` is the request's one
@@ -164,10 +166,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
   function invalidCheck(token: unknown, requirement: Requirement): unknown {
     try {
       assertToken(token)
-      if (!accepted.has(requirement)) {
-        assertRequirement(requirement)
-        accepted.add(requirement)
-      }
+      assertRequirement(requirement)
     } catch (error) {
       return error
     }

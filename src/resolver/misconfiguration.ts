@@ -10,7 +10,16 @@
  */
 import { UpstreamError } from '../errors.js'
 
-/** The `code` of voot-guard's misconfiguration warnings (`process.emitWarning`). */
+/**
+ * The `code` of voot-guard's misconfiguration warnings (`process.emitWarning`).
+ *
+ * @example
+ * ```ts
+ * process.on('warning', (warning) => {
+ *   if ((warning as { code?: string }).code === MISCONFIGURED_WARNING) alertOperators(warning.message)
+ * })
+ * ```
+ */
 export const MISCONFIGURED_WARNING = 'VOOT_GUARD_MISCONFIGURED'
 
 /**

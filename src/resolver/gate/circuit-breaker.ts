@@ -48,6 +48,11 @@ export type CircuitState = 'closed' | 'open' | 'half-open'
 
 /**
  * A change of state, reported to `onChange`.
+ *
+ * @example
+ * ```ts
+ * const breaker = createCircuitBreaker({ ...settings, onChange: (change: CircuitChange) => console.warn(`circuit ${change.state}`) })
+ * ```
  */
 export type CircuitChange =
   | { readonly state: 'open'; readonly failures: number; readonly cooldownMs: number }
@@ -56,6 +61,12 @@ export type CircuitChange =
 
 /**
  * The right to make one upstream call, to be settled exactly once with its outcome.
+ *
+ * @example
+ * ```ts
+ * const permit: CircuitPermit | undefined = breaker.admit()
+ * permit?.settle('success')
+ * ```
  */
 export interface CircuitPermit {
   /** `success`: the service answered; `failure`: it failed; `neutral`: the call proves nothing either way. */
@@ -64,11 +75,22 @@ export interface CircuitPermit {
 
 /**
  * What a settled call says about the service.
+ *
+ * @example
+ * ```ts
+ * const outcome: CircuitOutcome = response.status >= 500 ? 'failure' : 'success'
+ * ```
  */
 export type CircuitOutcome = 'success' | 'failure' | 'neutral'
 
 /**
  * A circuit breaker. Created by {@link createCircuitBreaker}.
+ *
+ * @example
+ * ```ts
+ * const breaker: CircuitBreaker = createCircuitBreaker(settings)
+ * if (breaker.state === 'open') console.warn('the group service is given a rest')
+ * ```
  */
 export interface CircuitBreaker {
   /** The state now (an open circuit past its cool-down reads as `half-open`). */
@@ -81,6 +103,11 @@ export interface CircuitBreaker {
 
 /**
  * Settings of {@link createCircuitBreaker}, validated.
+ *
+ * @example
+ * ```ts
+ * const settings: CircuitBreakerSettings = { failureThreshold: 5, cooldown: 30_000, now: Date.now }
+ * ```
  */
 export interface CircuitBreakerSettings {
   readonly failureThreshold: number
