@@ -139,15 +139,15 @@ export async function checkGateConfig(config: unknown): Promise<readonly GateCon
 
 interface RedisConnection {
   readonly cache: SharedCache
-  readonly connected: Promise<void>
+  /** Connects the client: called once the configuration is accepted, so a refused one opens nothing. */
+  connect(): Promise<void>
   quit(): Promise<void>
 }
 
-function connectRedis(redis: NonNullable<GateSettings['redis']>, warn: (message: string) => void): RedisConnection {
+function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (message: string) => void): RedisConnection {
   // node-redis is an optional peer dependency, loaded only when `redis` is configured.
   const { createClient } = createRequire(import.meta.url)('redis') as typeof import('redis')
   const client = createClient({ url: redis.url })
-  // Made before connecting: a secret the cache refuses leaves no connection behind.
   const cache = createRedisCache({ client, secret: redis.secret, ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }) })
   let reported = false
   client.on('error', (error: unknown) => {
@@ -155,17 +155,15 @@ function connectRedis(redis: NonNullable<GateSettings['redis']>, warn: (message:
       warn(`gate: Redis: ${error instanceof Error ? error.message : 'error'} (answers are asked of the group service meanwhile)`)
     reported = true
   })
-  const connected = client.connect().then(() => {
-    reported = false
-  })
-  // Awaited by the readiness check; a connection given up on (quit while connecting) is no unhandled rejection.
-  connected.catch(() => {})
   return {
     cache,
-    connected,
+    connect: () =>
+      client.connect().then(() => {
+        reported = false
+      }),
     async quit() {
       await cache.close()
-      await client.quit().catch(() => client.destroy())
+      if (client.isOpen) await client.quit().catch(() => client.destroy())
     },
   }
 }
@@ -197,14 +195,15 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   try {
     built = build(config, (settings) => {
       if (settings === undefined) return undefined
-      redis = connectRedis(settings, warn)
+      redis = redisConnection(settings, warn)
       return redis.cache
     })
   } catch (error) {
-    // A configuration refused after Redis was connected leaves no connection open.
+    // The tier was made, the configuration refused: what the tier opened is released.
     void redis?.quit()
     throw error
   }
+  const redisConnected = redis?.connect()
   const { settings, core, rules, oauth } = built
   const now = Date.now
   const trusted = createTrustCheck(settings.trustedProxies)
@@ -219,7 +218,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   let closing = false
 
   const ready = (async () => {
-    await redis?.connected
+    await redisConnected
     await core.resolver.verify()
   })()
   ready.catch(() => {})

@@ -72,7 +72,11 @@ export function createInvalidationBus(
     })
     subscriber
       .connect()
-      .then(() => (closed ? undefined : subscriber?.subscribe(channel, receive)))
+      .then(async () => {
+        // Closed while connecting: `destroy()` found no socket yet, so it goes now.
+        if (closed) subscriber?.destroy()
+        else await subscriber?.subscribe(channel, receive)
+      })
       .catch((error: unknown) => {
         if (!closed) onError(errorCode(error))
       })

@@ -3,10 +3,11 @@
  * served by the other without asking the group service again, and a sign-out on one drops
  * the token's answers on both. Redis's contents hold no token.
  */
+import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisServer, type RedisServer } from '../../demo/redis-server.js'
 import type { Emulator } from '../../testing/index.js'
-import type { GateServer } from '../../gate/index.js'
+import { createGate, GateConfigError, type GateServer } from '../../gate/index.js'
 import { createSessionCookies } from '../../gate/session.js'
 import { everyKeyOn } from '../support/redis-topology.js'
 import { COOKIE_SECRETS, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
@@ -68,5 +69,24 @@ describe('two gates sharing Redis', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000))
     expect((await check(two, cookie)).status).toBe(200)
     expect(emulator.count()).toBeGreaterThan(asked)
+  })
+
+  it('a configuration refused after Redis was asked for leaves no connection open', async () => {
+    const config = testGateConfig(emulator, {
+      redis: { url: redis.url, secret: 'fleet-test-shared-secret-0123456789abcdef', prefix: 'gate-test:' },
+      rules: [{ id: 'boss', path: '/**', require: { group: 'fc:org:example.org', role: 'boss' } }],
+    })
+    const probe = createClient({ url: redis.url })
+    await probe.connect()
+    const clients = async (): Promise<number> => String(await probe.sendCommand(['CLIENT', 'LIST'])).trim().split('\n').length
+    try {
+      const before = await clients()
+      expect(() => createGate(config, { logger: { warn: () => {} } })).toThrow(GateConfigError)
+      // Long enough for a connection the gate had started to be established, were it left open.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(await clients()).toBe(before)
+    } finally {
+      await probe.quit()
+    }
   })
 })
