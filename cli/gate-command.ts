@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { GateConfig, GateConfigProblem } from '../gate/index.js'
 import { InvalidArgumentError } from '../src/index.js'
 import { parseCommandArguments } from './arguments.js'
 import type { Command } from './command.js'
@@ -54,28 +55,29 @@ export const gateCommand: Command = {
         throw new InvalidArgumentError('--config is required: the gate configuration file (.yaml, .yml or .json)')
       // Loaded only here: the other commands need none of the gate's code.
       const { checkGateConfig, formatConfigProblem, GateConfigError, loadGateConfig, startGateServer } = await import('../gate/index.js')
-      const loaded = await loadGateConfig(values.config, io.env)
-      const problems = loaded.problems.length > 0 ? loaded.problems : loaded.place(await checkGateConfig(loaded.config))
-      if (problems.length > 0) {
+      const file = values.config
+      const loaded = await loadGateConfig(file, io.env)
+      const refuse = (problems: readonly GateConfigProblem[]): number => {
         for (const problem of problems) io.stderr.write(`${formatConfigProblem(problem)}\n`)
-        io.stderr.write(`voot-guard gate: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${values.config}\n`)
+        io.stderr.write(`voot-guard gate: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${file}\n`)
         return EXIT_DENIED
       }
+      if (loaded.problems.length > 0) return refuse(loaded.problems)
       if (values.check === true) {
-        io.stdout.write(`${values.config}: the configuration is valid\n`)
+        const problems = loaded.place(await checkGateConfig(loaded.config))
+        if (problems.length > 0) return refuse(problems)
+        io.stdout.write(`${file}: the configuration is valid\n`)
         return EXIT_OK
       }
+      // Started at once: the gate checks the configuration as it builds, and says every problem.
       let running
       try {
-        running = await startGateServer(loaded.config as never, {
+        running = await startGateServer(loaded.config as GateConfig, {
           signal: stopped,
           logger: { warn: (message: string) => io.stderr.write(`${message}\n`) },
         })
       } catch (error) {
-        if (error instanceof GateConfigError) {
-          for (const problem of loaded.place(error.problems)) io.stderr.write(`${formatConfigProblem(problem)}\n`)
-          return EXIT_DENIED
-        }
+        if (error instanceof GateConfigError) return refuse(loaded.place(error.problems))
         throw error
       }
       io.stdout.write(`voot-guard gate is listening on ${running.url} (${running.gate.settings.rules.length} rules)\n`)

@@ -7,7 +7,7 @@
  * @module
  */
 import { curlCommand } from './curl-command.js'
-import { isAddressInUse } from '../cli/port-fallback.js'
+import { withPortFallback } from '../cli/port-fallback.js'
 import { startGateServer, type GateConfig, type GateServer } from '../gate/index.js'
 import { defaultData, ORG_ID, startEmulator, type Emulator } from '../testing/index.js'
 
@@ -203,13 +203,8 @@ export async function startDemoGate(options: DemoGateOptions = {}): Promise<Demo
   const start = (port: number) => startGateServer(config, { port, logger: { warn: () => {} } })
   let gate: GateServer
   try {
-    const preferred = options.port ?? DEMO_GATE_PORT
-    try {
-      gate = await start(preferred)
-    } catch (error) {
-      if (!isAddressInUse(error) || options.port !== undefined) throw error
-      gate = await start(0)
-    }
+    // A port asked for is that port or an error; the default one falls back to any free port.
+    gate = options.port === undefined ? await withPortFallback(DEMO_GATE_PORT, start) : await start(options.port)
   } catch (error) {
     await emulator.close()
     throw error

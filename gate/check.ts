@@ -63,10 +63,10 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     return `${original.scheme}://${original.authority}/_gate/signin?rd=${encodeURIComponent(back)}`
   }
 
-  /** A refusal as the protocol can pass it on. */
-  function refused(protocol: CheckProtocol, answer: HttpErrorAnswer, browser: OriginalRequest | undefined): Answer {
-    if (answer.status === 401 && browser !== undefined) {
-      const location = signInLocation(browser)
+  /** A refusal as the protocol can pass it on: a 401 sends a browser to sign in, when the gate can sign people in. */
+  function refused(protocol: CheckProtocol, answer: HttpErrorAnswer, req: IncomingMessage, original: OriginalRequest): Answer {
+    if (answer.status === 401 && oauth !== undefined && isBrowserRequest(req, original)) {
+      const location = signInLocation(original)
       // nginx's auth_request passes on 2xx, 401 and 403 only; its error_page 401 reads this Location.
       if (protocol === 'auth-request') return fromContract(answer, { location })
       return { status: 302, headers: { location, 'cache-control': 'no-store' } }
@@ -109,7 +109,6 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     if (rule === undefined) return counted(protocol, NO_RULE_ANSWER)
     if (rule.decision === 'anyone') return counted(protocol, allowed(rule, '', undefined))
 
-    const browser = oauth !== undefined && isBrowserRequest(req, original) ? original : undefined
     const authorization = authorizationOf(req)
     let credentials: Credentials
     let session: GateSession | undefined
@@ -121,7 +120,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       session = cookies?.readSession(req.headers.cookie, original)
       // An expired session goes to /_gate/signin, which refreshes it where it can set the cookie.
       if (session === undefined || (session.expiresAt !== undefined && session.expiresAt - EXPIRY_MARGIN <= now())) {
-        return counted(protocol, refused(protocol, MISSING, browser))
+        return counted(protocol, refused(protocol, MISSING, req, original))
       }
       credentials = { token: { token: session.accessToken, ...(session.expiresAt === undefined ? {} : { expiresAt: session.expiresAt }) } }
     }
@@ -132,16 +131,15 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       if (typeof user === 'string') return counted(protocol, allowed(rule, user, token))
       return user.then(
         (sub) => counted(protocol, allowed(rule, sub, token)),
-        (error: unknown) => counted(protocol, refused(protocol, userinfoFailure(error), browser)),
+        (error: unknown) => counted(protocol, refused(protocol, userinfoFailure(error), req, original)),
       )
-    }
-    const fail = (error: unknown): Answer => {
-      const answer = core.answer(error)
-      if (answer === undefined) throw error
-      return counted(protocol, refused(protocol, answer, browser))
     }
     const decided = core.authorizeNow(credentials, rule.decision)
     if (!(decided instanceof Promise)) return finish()
-    return decided.then(finish, fail)
+    return decided.then(finish, (error: unknown) => {
+      const answer = core.answer(error)
+      if (answer === undefined) throw error
+      return counted(protocol, refused(protocol, answer, req, original))
+    })
   }
 }

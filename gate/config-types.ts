@@ -91,8 +91,10 @@ export interface GateConfig {
 /** A rule, compiled. */
 export interface CompiledRule {
   readonly id: string
-  /** Lower-case host, `*.suffix` (with the dot), or `undefined` for any. */
+  /** Lower-case host, `*.suffix`, or `undefined` for any. */
   readonly host: string | undefined
+  /** A wildcard host's suffix with its dot (`.example.org` of `*.example.org`), made once; `undefined` otherwise. */
+  readonly hostSuffix: string | undefined
   readonly path: RegExp | undefined
   readonly methods: ReadonlySet<string> | undefined
   /** `anyone`, or the requirement (`authenticated()` for `signed-in`). */

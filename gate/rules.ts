@@ -59,6 +59,7 @@ export function compileRules(rules: readonly GateRule[], core: GuardCore, proble
     compiled.push({
       id: rule.id ?? String(index),
       host: rule.host,
+      hostSuffix: rule.host?.startsWith('*.') === true ? rule.host.slice(1) : undefined,
       path: rule.path === undefined ? undefined : globToRegExp(rule.path),
       methods: rule.methods === undefined ? undefined : new Set(rule.methods),
       decision,
@@ -67,9 +68,10 @@ export function compileRules(rules: readonly GateRule[], core: GuardCore, proble
   return compiled
 }
 
-function hostMatches(pattern: string, host: string): boolean {
-  if (pattern.startsWith('*.')) return host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1
-  return pattern === host
+/** Whether a rule with a host names `host` (a wildcard one: any subdomain, one or more labels). */
+function hostMatches(rule: CompiledRule, host: string): boolean {
+  const suffix = rule.hostSuffix
+  return suffix === undefined ? rule.host === host : host.endsWith(suffix) && host.length > suffix.length
 }
 
 /**
@@ -82,7 +84,7 @@ function hostMatches(pattern: string, host: string): boolean {
  */
 export function matchRule(rules: readonly CompiledRule[], method: string, host: string, path: string): CompiledRule | undefined {
   for (const rule of rules) {
-    if (rule.host !== undefined && !hostMatches(rule.host, host)) continue
+    if (rule.host !== undefined && !hostMatches(rule, host)) continue
     if (rule.methods !== undefined && !rule.methods.has(method)) continue
     if (rule.path !== undefined && !rule.path.test(path)) continue
     return rule
@@ -93,5 +95,5 @@ export function matchRule(rules: readonly CompiledRule[], method: string, host: 
 /** Whether an absolute `rd` may name `host`: a host a rule names (a wildcard rule's subdomains too) or a `redirectHosts` entry. */
 export function isKnownHost(rules: readonly CompiledRule[], redirectHosts: readonly string[], host: string): boolean {
   if (redirectHosts.includes(host)) return true
-  return rules.some((rule) => rule.host !== undefined && hostMatches(rule.host, host))
+  return rules.some((rule) => rule.host !== undefined && hostMatches(rule, host))
 }
