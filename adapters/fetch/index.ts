@@ -115,17 +115,16 @@ export interface FetchGuard extends Guards<FetchCheck, OptionalFetchCheck> {
 export function createGuard(options: FetchGuardOptions): FetchGuard {
   const flow = createGuardFlow(options, fetchIO)
   const { core } = flow
-  const requirementOf = new WeakMap<FetchCheck | OptionalFetchCheck, Requirement>()
-  // The guards of authenticate({ optional: true }), which `protect` must keep optional.
-  const optionalChecks = new WeakSet<OptionalFetchCheck>()
+  // Each check's own step (its requirement validated, its optional flag kept), which `protect` reuses.
+  type Step = ReturnType<typeof flow.guard>
+  const stepOf = new WeakMap<FetchCheck | OptionalFetchCheck, Step>()
 
   function check(requirement: Requirement, optional: false): FetchCheck
   function check(requirement: Requirement, optional: true): OptionalFetchCheck
   function check(requirement: Requirement, optional: boolean): FetchCheck | OptionalFetchCheck {
     const step = flow.guard(requirement, optional)
     const guard: OptionalFetchCheck = async (request) => step(request, undefined, undefined)
-    requirementOf.set(guard, requirement)
-    if (optional) optionalChecks.add(guard)
+    stepOf.set(guard, step)
     return guard
   }
 
@@ -135,13 +134,11 @@ export function createGuard(options: FetchGuardOptions): FetchGuard {
       given: FetchCheck | OptionalFetchCheck | Requirement,
       handler: (request: Request, voot: VootContext, ...rest: A) => R,
     ) {
-      const requirement = typeof given === 'function' ? requirementOf.get(given) : isRequirement(given) ? core.prepare(given) : undefined
-      if (requirement === undefined) {
+      const step = typeof given === 'function' ? stepOf.get(given) : isRequirement(given) ? flow.guard(given, false) : undefined
+      if (step === undefined) {
         throw new InvalidArgumentError('protect(): check must be a guard of the same guard object or a requirement (group(), anyOf(), ...)')
       }
       if (typeof handler !== 'function') throw new InvalidArgumentError('protect(): handler must be a function')
-      const optional = typeof given === 'function' && optionalChecks.has(given)
-      const step = flow.guard(requirement, optional)
       // The handler of an optional check is typed to take `undefined` (the second overload).
       const run = handler as (request: Request, voot: VootContext | undefined, ...rest: A) => R
       return (request: Request, ...rest: A): R | Promise<Response> => {
