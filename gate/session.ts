@@ -81,6 +81,25 @@ export function createSessionCookies(
   const signInName = (origin: Origin) => `${nameFor(origin)}-signin`
   const maxAgeSeconds = Math.floor(config.maxAge / 1000)
 
+  /** The parsed content of the cookie `name` opened with `sealer`, or `undefined` (absent, forged, unreadable). */
+  function openCookie(sealer: typeof sessions, header: string | readonly string[] | undefined, name: string): unknown {
+    const value = readCookie(header, name)
+    const text = value === undefined ? undefined : sealer.open(name, value)
+    if (text === undefined) return undefined
+    try {
+      return JSON.parse(text) as unknown
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Whether something made at `issuedAt` is still within `lifetime` ms (a minute of clock skew forgiven). */
+  function fresh(issuedAt: unknown, lifetime: number): issuedAt is number {
+    if (typeof issuedAt !== 'number') return false
+    const age = now() - issuedAt
+    return age >= -60_000 && age <= lifetime
+  }
+
   function bounded(line: string): string | undefined {
     return Buffer.byteLength(line) <= MAX_COOKIE_BYTES ? line : undefined
   }
@@ -89,21 +108,13 @@ export function createSessionCookies(
     nameFor,
     secureFor,
     readSession(header, origin) {
-      const name = nameFor(origin)
-      const value = readCookie(header, name)
-      const text = value === undefined ? undefined : sessions.open(name, value)
-      if (text === undefined) return undefined
-      try {
-        const [version, accessToken, expiresAt, refreshToken, sub, issuedAt] = JSON.parse(text) as unknown[]
-        if (version !== 1 || !isString(accessToken) || !isString(sub) || typeof issuedAt !== 'number') return undefined
-        if (expiresAt !== null && typeof expiresAt !== 'number') return undefined
-        if (refreshToken !== null && !isString(refreshToken)) return undefined
-        const age = now() - issuedAt
-        if (age < -60_000 || age > config.maxAge) return undefined
-        return { accessToken, expiresAt: expiresAt ?? undefined, refreshToken: refreshToken ?? undefined, sub, issuedAt }
-      } catch {
-        return undefined
-      }
+      const content = openCookie(sessions, header, nameFor(origin))
+      if (!Array.isArray(content)) return undefined
+      const [version, accessToken, expiresAt, refreshToken, sub, issuedAt] = content as unknown[]
+      if (version !== 1 || !isString(accessToken) || !isString(sub) || !fresh(issuedAt, config.maxAge)) return undefined
+      if (expiresAt !== null && typeof expiresAt !== 'number') return undefined
+      if (refreshToken !== null && !isString(refreshToken)) return undefined
+      return { accessToken, expiresAt: expiresAt ?? undefined, refreshToken: refreshToken ?? undefined, sub, issuedAt }
     },
     writeSession(session, origin) {
       const name = nameFor(origin)
@@ -120,19 +131,10 @@ export function createSessionCookies(
     },
     clearSession: (origin) => setCookie(nameFor(origin), '', { secure: secureFor(origin), maxAge: 0 }),
     readSignIn(header, origin) {
-      const name = signInName(origin)
-      const value = readCookie(header, name)
-      const text = value === undefined ? undefined : signIns.open(name, value)
-      if (text === undefined) return undefined
-      try {
-        const state = JSON.parse(text) as SignInState
-        const age = now() - state.createdAt
-        if (typeof state.createdAt !== 'number' || age < -60_000 || age > SIGN_IN_LIFETIME) return undefined
-        if (!isString(state.state) || !isString(state.codeVerifier) || !isString(state.rd) || !isString(state.redirectUri)) return undefined
-        return state
-      } catch {
-        return undefined
-      }
+      const state = openCookie(signIns, header, signInName(origin)) as Partial<SignInState> | null | undefined
+      if (typeof state !== 'object' || state === null || !fresh(state.createdAt, SIGN_IN_LIFETIME)) return undefined
+      if (!isString(state.state) || !isString(state.codeVerifier) || !isString(state.rd) || !isString(state.redirectUri)) return undefined
+      return state as SignInState
     },
     writeSignIn(state, origin) {
       const name = signInName(origin)
