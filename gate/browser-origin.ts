@@ -6,8 +6,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http'
-import { singleHeader } from './original-request.js'
-import { normaliseHost } from './path-normalise.js'
+import { hostOf, singleHeader } from './original-request.js'
 import type { TrustCheck } from './trusted-proxies.js'
 
 /** A browser request's origin: scheme, host (lower-case, no port) and authority (with port). */
@@ -27,8 +26,7 @@ export function browserOrigin(req: IncomingMessage, trusted: TrustCheck): Browse
     if (proto !== undefined) scheme = proto.toLowerCase()
     if (forwardedHost !== undefined) authority = forwardedHost
   }
-  if (scheme !== 'http' && scheme !== 'https') return undefined
-  if (authority === undefined || !/^[A-Za-z0-9._~\-[\]:]{1,261}$/.test(authority)) return undefined
-  const host = normaliseHost(authority)
+  if ((scheme !== 'http' && scheme !== 'https') || authority === undefined) return undefined
+  const host = hostOf(authority)
   return host === undefined ? undefined : { scheme, host, authority }
 }

@@ -45,7 +45,8 @@ const METHOD = /^[A-Za-z]{1,20}$/
 // A gate hears about a few hosts, over and over: their reading is kept (bounded).
 const hosts = new Map<string, string | undefined>()
 
-function hostOf(authority: string): string | undefined {
+/** The lower-case host (no port) an `authority` (`Host` or `X-Forwarded-Host` value) names, or `undefined` when it names none. */
+export function hostOf(authority: string): string | undefined {
   if (hosts.has(authority)) return hosts.get(authority)
   if (hosts.size >= 1024) hosts.clear()
   const host = AUTHORITY.test(authority) ? normaliseHost(authority) : undefined
