@@ -6,7 +6,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http'
-import { ForbiddenError, InvalidTokenError, TokenMissingError, UpstreamError } from '../src/index.js'
+import { extractBearerToken, ForbiddenError, InvalidTokenError, TokenMissingError, UpstreamError } from '../src/index.js'
 import { authorizationOf, quoteHeaderValue, type Credentials, type GuardCore, type HttpErrorAnswer } from '../src/adapter-kit.js'
 import { fromContract, type Answer } from './answer.js'
 import type { CompiledRule, GateSettings } from './config-types.js'
@@ -112,10 +112,8 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     const authorization = authorizationOf(req)
     let credentials: Credentials
     let session: GateSession | undefined
-    let bearer: string | undefined
     if (authorization !== undefined) {
       credentials = { authorization }
-      bearer = typeof authorization === 'string' ? authorization.replace(/^bearer\s+/i, '') : undefined
     } else {
       session = cookies?.readSession(req.headers.cookie, original)
       // An expired session goes to /_gate/signin, which refreshes it where it can set the cookie.
@@ -124,9 +122,11 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       }
       credentials = { token: { token: session.accessToken, ...(session.expiresAt === undefined ? {} : { expiresAt: session.expiresAt }) } }
     }
-    const token = session?.accessToken ?? bearer
 
     const finish = (): Answer | Promise<Answer> => {
+      // Allowed: a header the core accepted, so the token reads as it did there.
+      const bearer = session === undefined && typeof authorization === 'string' ? extractBearerToken(authorization) : undefined
+      const token = session?.accessToken ?? bearer
       const user = userOf(session, bearer)
       if (typeof user === 'string') return counted(protocol, allowed(rule, user, token))
       return user.then(
