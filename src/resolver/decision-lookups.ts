@@ -11,9 +11,8 @@ import type { GroupsIndex } from '../decision/groups-index.js'
 import { InvalidArgumentError } from '../errors.js'
 import { assertGroupId } from '../group-id.js'
 import { group, type RequirementContext } from '../decision/requirements.js'
-import type { AuthorizeContext } from '../tracing-channels.js'
 import type { Membership } from '../types.js'
-import type { Lookup, ResolveOptions } from './lookups.js'
+import type { Lookup, ResolveOptions, SlowestTier } from './lookups.js'
 import { tokenExpiry } from './store/token-expiry.js'
 
 /** What {@link createDecisionLookups} binds to one token. */
@@ -22,8 +21,8 @@ export interface TokenLookup {
   readonly digest: string
   readonly options: ResolveOptions | undefined
   readonly at: number
-  /** The traced decision, when the authorize channel has subscribers. */
-  readonly decision?: AuthorizeContext | undefined
+  /** Learns the slowest tier of the decision's lookups: the traced decision, when the authorize channel has subscribers. */
+  readonly slowest?: SlowestTier | undefined
 }
 
 /**
@@ -34,7 +33,7 @@ export function createDecisionLookups(
   roles: readonly string[],
   lookup: (lookup: Lookup) => Promise<unknown>,
 ): (forToken: TokenLookup) => DecisionLookups {
-  return ({ token, digest, options, at, decision }) => {
+  return ({ token, digest, options, at, slowest }) => {
     // A decision's lookups read the token's expiry once between them, not once each.
     let expiry: { readonly value: number | undefined } | undefined
     const jwtExpiry = (): number | undefined => (expiry ??= { value: tokenExpiry(token) }).value
@@ -47,7 +46,7 @@ export function createDecisionLookups(
         kind: 'groups',
         groupId: undefined,
         options,
-        decision,
+        slowest,
         jwtExpiry,
         sharedId,
         // The caller's signal is not passed on: the call is shared with other waiters. The
@@ -61,7 +60,7 @@ export function createDecisionLookups(
         kind: 'membership',
         groupId,
         options,
-        decision,
+        slowest,
         jwtExpiry,
         sharedId,
         fetch: (signal) => client.myMembership(token, groupId, { signal }),

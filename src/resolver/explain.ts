@@ -16,10 +16,10 @@ import { findListed, type GroupsIndex } from '../decision/groups-index.js'
 import { activityAt, type Activity } from '../decision/membership.js'
 import { describeRequirement, type Requirement } from '../decision/requirements.js'
 import type { Decision, DecisionReason } from '../decision/types.js'
-import type { AuthorizeContext, CacheTier } from '../tracing-channels.js'
+import type { CacheTier } from '../tracing-channels.js'
 import type { Group, Membership } from '../types.js'
 import { createDecisionLookups, type TokenLookup } from './decision-lookups.js'
-import type { Lookup } from './lookups.js'
+import type { Lookup, SlowestTier } from './lookups.js'
 
 /**
  * What `resolver.explain` resolves to: the decision `check` would give, and how it came
@@ -228,9 +228,9 @@ export function createExplainer(
 
     const tiers = new Map<string, CacheTier | undefined>()
     const watched = async (wanted: Lookup): Promise<unknown> => {
-      // A probe in the place of a traced decision: the lookup marks the tier it used on it.
-      const probe: AuthorizeContext = { requirement: '' }
-      const answer = await lookup({ ...wanted, decision: probe })
+      // The lookup marks the tier it used on `probe`.
+      const probe: SlowestTier = {}
+      const answer = await lookup({ ...wanted, slowest: probe })
       if (wanted.kind === 'groups') tiers.set(tierKey('list'), probe.tier)
       else if (wanted.kind === 'membership') tiers.set(tierKey('membership', wanted.groupId), probe.tier)
       return answer

@@ -159,7 +159,9 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     const quick = warmDecision(digest, requirement, at, callOptions)
     if (quick !== undefined) return used(requirement, quick)
     // The miss hands on what the warm attempt computed: the digest and the instant.
-    return traceDecision(requirement, (decision) => decide(requirement, lookupsFor({ token, digest, options: callOptions, at, decision })))
+    return traceDecision(requirement, (decision) =>
+      decide(requirement, lookupsFor({ token, digest, options: callOptions, at, slowest: decision })),
+    )
   }
 
   /** Validates `check`'s arguments (a requirement once per resolver); the error, or `undefined`. */

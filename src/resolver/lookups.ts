@@ -8,7 +8,7 @@
 import { InvalidTokenError, UpstreamError, VootError } from '../errors.js'
 import type { SharedCache, SharedCacheKey, SharedEntry } from '../shared-cache.js'
 import { tokenExpiry } from './store/token-expiry.js'
-import type { AuthorizeContext, CacheTier, ResolveContext } from '../tracing-channels.js'
+import type { CacheTier, ResolveContext } from '../tracing-channels.js'
 import type { AnswerKind, AnswerStore } from './store/answer-store.js'
 import type { Place, Telemetry } from './telemetry.js'
 import { waitFor, type Flight, type UpstreamGate } from './gate/upstream-gate.js'
@@ -43,8 +43,11 @@ export interface Lookup {
   readonly options: ResolveOptions | undefined
   /** The upstream call, given the retry's share of the deadline (never the caller's signal: the call is shared). */
   readonly fetch: (signal: AbortSignal | undefined) => Promise<unknown>
-  /** The traced decision this lookup serves, if any: it learns the slowest tier its lookups needed. */
-  readonly decision?: AuthorizeContext | undefined
+  /**
+   * Learns the slowest tier the lookups of one decision needed, if anyone asks: the traced
+   * decision's context, or `explain`'s record of one lookup.
+   */
+  readonly slowest?: SlowestTier | undefined
   /** The token's JWT `exp` (see `tokenExpiry`), read once for every lookup of one decision; read here when absent. */
   readonly jwtExpiry?: (() => number | undefined) | undefined
   /**
@@ -53,6 +56,14 @@ export interface Lookup {
    * each cold lookup computes its own.
    */
   readonly sharedId?: { tokenId?: string } | undefined
+}
+
+/**
+ * What learns the slowest tier (`l1` < `coalesced` < `l2` < `upstream`) some lookups needed:
+ * an authorize trace's context is one.
+ */
+export interface SlowestTier {
+  tier?: CacheTier | undefined
 }
 
 /** One cold lookup under way: what it is for, its flight, and its trace. */
@@ -74,11 +85,11 @@ interface Attempt {
 
 const TIER_RANK: Readonly<Record<CacheTier, number>> = { l1: 0, coalesced: 1, l2: 2, upstream: 3 }
 
-/** Records where an answer came from, on the lookup's trace and its decision's. */
+/** Records where an answer came from, on the lookup's trace and on what learns the slowest tier. */
 function mark(lookup: Lookup, context: ResolveContext | undefined, tier: CacheTier): void {
   if (context !== undefined) context.tier = tier
-  const decision = lookup.decision
-  if (decision !== undefined && (decision.tier === undefined || TIER_RANK[tier] > TIER_RANK[decision.tier])) decision.tier = tier
+  const slowest = lookup.slowest
+  if (slowest !== undefined && (slowest.tier === undefined || TIER_RANK[tier] > TIER_RANK[slowest.tier])) slowest.tier = tier
 }
 
 /** What the lookups are built from. */
