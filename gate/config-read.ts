@@ -39,8 +39,8 @@ const REQUIRE_KEYS = ['group', 'anyOf', 'allOf', 'groupOfType', 'role']
 const REQUIRE_KINDS = ['group', 'anyOf', 'allOf', 'groupOfType']
 const ALLOW_VALUES = ['anyone', 'signed-in']
 const DEFAULT_TRUSTED = ['127.0.0.1/32', '::1/128']
-const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/
-const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/
+// An HTTP token (RFC 9110): what a header name and a cookie name may be.
+const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/
 const METHOD = /^[A-Z]{1,20}$/
 const HOST = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
 const SECRET_MIN = 32
@@ -245,7 +245,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
   if (cookieIn !== undefined) {
     keysOf(problems, ['cookie'], cookieIn, COOKIE_KEYS)
     const name = stringAt(problems, ['cookie', 'name'], cookieIn['name'])
-    if (name !== undefined && !COOKIE_NAME.test(name))
+    if (name !== undefined && !TOKEN.test(name))
       problems.add(['cookie', 'name'], 'must be a cookie name (a token of at most 64 characters)')
     const secrets = stringListAt(problems, ['cookie', 'secrets'], cookieIn['secrets'], true) ?? []
     secrets.forEach((secret, index) => {
@@ -280,11 +280,11 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
   keysOf(problems, ['headers'], headersIn, HEADER_KEYS)
   const headerName = (key: string, fallback: string): string => {
     const name = stringAt(problems, ['headers', key], headersIn[key]) ?? fallback
-    if (!HEADER_NAME.test(name)) problems.add(['headers', key], 'must be an HTTP header name')
+    if (!TOKEN.test(name)) problems.add(['headers', key], 'must be an HTTP header name')
     return name
   }
   const tokenIn = headersIn['token']
-  if (tokenIn !== undefined && typeof tokenIn !== 'boolean' && (typeof tokenIn !== 'string' || !HEADER_NAME.test(tokenIn))) {
+  if (tokenIn !== undefined && typeof tokenIn !== 'boolean' && (typeof tokenIn !== 'string' || !TOKEN.test(tokenIn))) {
     problems.add(['headers', 'token'], 'must be true, false, or a header name')
   }
   const headers = {

@@ -50,10 +50,11 @@ export function createCookieSealer(secrets: readonly string[], purpose: string):
       const iv = bytes.subarray(1, 1 + IV_BYTES)
       const body = bytes.subarray(1 + IV_BYTES, bytes.length - TAG_BYTES)
       const tag = bytes.subarray(bytes.length - TAG_BYTES)
+      const bound = aad(name)
       for (const key of keys) {
         try {
           const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })
-          decipher.setAAD(aad(name))
+          decipher.setAAD(bound)
           decipher.setAuthTag(tag)
           return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')
         } catch {

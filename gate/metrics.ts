@@ -28,7 +28,10 @@ export function createGateMetrics(): GateMetrics {
       if (byStatus === undefined) checks.set(endpoint, (byStatus = new Map<number, number>()))
       byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
     },
-    signIn: (outcome) => signIns.set(`outcome="${outcome}"`, (signIns.get(`outcome="${outcome}"`) ?? 0) + 1),
+    signIn(outcome) {
+      const label = `outcome="${outcome}"`
+      signIns.set(label, (signIns.get(label) ?? 0) + 1)
+    },
     render(health) {
       const lines = [
         '# HELP voot_gate_checks_total Answers of the check endpoints, by endpoint and status.',

@@ -85,7 +85,8 @@ export type NestGuardStep = GuardStep<NestHttpRequest, unknown, HttpServer, bool
  *
  * @example
  * ```ts
- * const { core, guard } = createNestGuardCore({ baseUrl })
+ * const { core, guard } = app.get<NestGuardCore>(VOOT_GUARD_CORE)
+ * const staff = guard(group('fc:org:example.org', 'admin'), false)
  * ```
  */
 export interface NestGuardCore {
