@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { measureBurn } from './burn.js'
 
 /** A command handler: receives the command's argument, returns a JSON-able result. */
 export type CommandHandler = (argument: unknown) => unknown
@@ -15,7 +16,7 @@ interface Command {
 }
 
 /**
- * Answers commands from the parent (plus the built-in `cpu` and `memory`) and announces
+ * Answers commands from the parent (plus the built-in `cpu`, `memory` and `burnCost`) and announces
  * `ready` with `payload`.
  */
 export function serveParent(handlers: Readonly<Record<string, CommandHandler>>, payload: unknown): void {
@@ -29,6 +30,8 @@ export function serveParent(handlers: Readonly<Record<string, CommandHandler>>, 
       return { user: usage.user, system: usage.system, wallNs: process.hrtime.bigint().toString() }
     },
     memory: () => process.memoryUsage(),
+    // What one call of figure 2's burn control costs here (see burn.ts).
+    burnCost: () => measureBurn(),
   }
   process.on('message', (message: Command) => {
     const handler = handlers[message.command] ?? builtIn[message.command]

@@ -11,7 +11,6 @@
  *
  * @module
  */
-import { BURN_US } from '../servers/burn.js'
 import { median } from '../stats.js'
 import type { Row } from '../table.js'
 import type { RoundResults } from './throughput.js'
@@ -36,10 +35,12 @@ export interface GuardCpu {
   readonly guarded: CpuPerRequest
   /** Guarded minus no-op, round by round (both measured seconds apart), then the median. */
   readonly guard: CpuPerRequest
-  /** The burn control (a middleware spending {@link BURN_US} µs and nothing else), when it ran. */
+  /** The burn control (a middleware that spins and does nothing else, see `servers/burn.ts`), when it ran. */
   readonly burn: CpuPerRequest | undefined
+  /** What one call of the burn control's spin costs, µs, measured in the server (`measureBurn`), when it ran. */
+  readonly burnCost: number | undefined
   /**
-   * The guard's own CPU per request, µs: {@link BURN_US} plus guarded − burn (total, round
+   * The guard's own CPU per request, µs: {@link burnCost} plus guarded − burn (total, round
    * by round), which cancels what the closed loop adds to any middleware's work; without
    * the burn control, guarded − no-op in user time.
    */
@@ -70,11 +71,12 @@ function medians(list: readonly CpuPerRequest[]): CpuPerRequest {
 
 /**
  * The server CPU per request of `bare`, `no-op middleware` and `voot-guard`, and what the
- * guard adds. `shareOf`: the rounds whose bare request the guard's share is of (default
- * the same rounds); figure 2 measures the guard under a saturating load and takes its share
- * of a bare request under the usual one.
+ * guard adds. `burnCost`: what one call of the burn control's spin costs in that server
+ * (`measureBurn`), required when the rounds have a burn control. `shareOf`: the rounds
+ * whose bare request the guard's share is of (default the same rounds); figure 2 measures
+ * the guard under a saturating load and takes its share of a bare request under the usual one.
  */
-export function guardCpu(results: RoundResults, shareOf: RoundResults = results): GuardCpu {
+export function guardCpu(results: RoundResults, burnCost: number | undefined, shareOf: RoundResults = results): GuardCpu {
   const bare = perRequest(results, 'bare')
   const noop = perRequest(results, 'no-op middleware')
   const guarded = perRequest(results, 'voot-guard')
@@ -86,7 +88,8 @@ export function guardCpu(results: RoundResults, shareOf: RoundResults = results)
   const bareMedian = medians(bare)
   const shareBare = shareOf === results ? bareMedian : medians(perRequest(shareOf, 'bare'))
   const burning = perRequest(results, BURN_CONTROL)
-  const own = burning.length === 0 ? guard.user : BURN_US + median(guarded.map((cpu, i) => cpu.total - (burning[i]?.total ?? Number.NaN)))
+  if (burning.length > 0 && !(burnCost !== undefined && burnCost > 0)) throw new Error('guardCpu: the rounds have a burn control, but not its measured cost')
+  const own = burning.length === 0 ? guard.user : (burnCost as number) + median(guarded.map((cpu, i) => cpu.total - (burning[i]?.total ?? Number.NaN)))
   return {
     rounds: differences.length,
     bare: bareMedian,
@@ -95,6 +98,7 @@ export function guardCpu(results: RoundResults, shareOf: RoundResults = results)
     guarded: medians(guarded),
     guard,
     burn: burning.length === 0 ? undefined : medians(burning),
+    burnCost: burning.length === 0 ? undefined : burnCost,
     own,
     share: own / shareBare.total,
     loadWakeups: {
@@ -133,7 +137,7 @@ export function guardCpuRow(label: string, cpu: GuardCpu, figure1Us: number | un
   const factor = figure1Us === undefined ? Number.NaN : cpu.own / figure1Us
   const shareMet = cpu.share <= GUARD_SHARE_GOAL
   const factorMet = !factorGoal || figure1Us === undefined || factor <= FIGURE_1_FACTOR_GOAL
-  const burn = cpu.burn === undefined ? '' : `, burn control ${f(cpu.burn.total)}`
+  const burn = cpu.burn === undefined ? '' : `, burn control ${f(cpu.burn.total)}, its spin ${f(cpu.burnCost ?? Number.NaN)} µs`
   const saturating = load === 'saturating'
   const shareOfOther = cpu.shareBare !== cpu.bare
   return {
@@ -141,7 +145,7 @@ export function guardCpuRow(label: string, cpu: GuardCpu, figure1Us: number | un
     measure:
       `${label}: server CPU per request, ${saturating ? 'under a saturating load (8 pipelined requests per connection)' : "one request at a time per connection (includes the closed loop's wake-ups; no verdict)"} ` +
       `(median of ${cpu.rounds} interleaved rounds): guarded − no-op, user and system; ` +
-      `the guard's own CPU (${cpu.burn === undefined ? 'guarded − no-op, user' : `${BURN_US} µs + guarded − burn control`}) as a share of a bare request` +
+      `the guard's own CPU (${cpu.burn === undefined ? 'guarded − no-op, user' : "the burn control's spin, as measured in the server, + guarded − burn control"}) as a share of a bare request` +
       (shareOfOther ? ' (one at a time, as in the throughput rounds)' : '') +
       (figure1Us === undefined ? '' : ' and against figure 1'),
     result:

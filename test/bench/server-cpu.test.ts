@@ -21,7 +21,7 @@ describe('guardCpu', () => {
       // Round 3 is slow for every route alike: a per-round difference does not see it.
       ['voot-guard', [slice(22, 10), slice(24, 12), slice(41, 12)]],
     ])
-    const cpu = guardCpu(results)
+    const cpu = guardCpu(results, undefined)
     expect(cpu.rounds).toBe(3)
     expect(cpu.guard.user).toBe(1)
     expect(cpu.guard.system).toBe(0)
@@ -38,11 +38,14 @@ describe('guardCpu', () => {
       ['burn control', [slice(7, 6.4), slice(7, 6.4)]],
       ['voot-guard', [slice(7.1, 6.4), slice(7.1, 6.4)]],
     ])
-    const cpu = guardCpu(results)
+    const cpu = guardCpu(results, 0.5)
     expect(cpu.guard.total).toBeCloseTo(1.5)
-    expect(cpu.own).toBeCloseTo(0.6) // BURN_US 0.5 + 0.1
+    expect(cpu.own).toBeCloseTo(0.6) // the burn's measured 0.5 + 0.1
     expect(cpu.share).toBeCloseTo(0.05)
     expect(cpu.burn?.total).toBeCloseTo(13.4)
+    // The spin's measured cost, not its nominal 0.5 µs: a dearer spin means a dearer guard.
+    expect(guardCpu(results, 0.56).own).toBeCloseTo(0.66)
+    expect(() => guardCpu(results, undefined)).toThrow(/measured cost/)
   })
 
   it("meets issue 33's goals only within 5 % of a bare request and, for Fastify, 1.5 times figure 1", () => {
@@ -51,11 +54,11 @@ describe('guardCpu', () => {
       ['no-op middleware', [slice(15, 5)]],
       ['voot-guard', [slice(15.9, 5)]],
     ])
-    const cpu = guardCpu(results)
+    const cpu = guardCpu(results, undefined)
     expect(guardCpuRow('Fastify 5', cpu, 0.62, true, 'saturating').met).toBe(true) // 4.5 %, 1.45×
     expect(guardCpuRow('Fastify 5', cpu, 0.5, true, 'saturating').met).toBe(false) // 1.8× figure 1
     expect(guardCpuRow('Koa 3', cpu, 0.5, false, 'saturating').met).toBe(true)
-    const dearer = guardCpu(new Map([...results, ['voot-guard', [slice(16.2, 5)]]]))
+    const dearer = guardCpu(new Map([...results, ['voot-guard', [slice(16.2, 5)]]]), undefined)
     expect(guardCpuRow('Koa 3', dearer, undefined, false, 'saturating').met).toBe(false) // 6 %
   })
 
@@ -66,6 +69,7 @@ describe('guardCpu', () => {
         ['no-op middleware', [slice(15, 5, 0.1)]],
         ['voot-guard', [slice(15.1, 5, 0.1)]],
       ]),
+      undefined,
     )
     const row = guardCpuRow('Fastify 5', idle, undefined, false, 'saturating')
     expect(row.met).toBeUndefined()
@@ -78,7 +82,7 @@ describe('guardCpu', () => {
       ['no-op middleware', [slice(15, 5)]],
       ['voot-guard', [slice(15.2, 5)]],
     ])
-    const row = guardCpuRow('Fastify 5', guardCpu(results), 0.5, true, 'one at a time')
+    const row = guardCpuRow('Fastify 5', guardCpu(results, undefined), 0.5, true, 'one at a time')
     expect(row.met).toBeUndefined()
     expect(row.target).toBe('')
   })
@@ -90,7 +94,7 @@ describe('guardCpu', () => {
       ['voot-guard', [slice(8.4, 8)]],
     ])
     const oneAtATime = new Map([['bare', [slice(6, 4)]]])
-    const cpu = guardCpu(saturated, oneAtATime)
+    const cpu = guardCpu(saturated, undefined, oneAtATime)
     expect(cpu.bare.total).toBe(16)
     expect(cpu.shareBare.total).toBe(10)
     expect(cpu.share).toBeCloseTo(0.04)
