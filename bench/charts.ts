@@ -178,7 +178,7 @@ function figure2Share(merged: Merged, figure1Us: number | undefined): BarChart |
   return {
     title: "Figure 2: the guard's own CPU as a share of a bare request",
     subtitle: conditions(merged.runOf[list[0]?.key ?? '']),
-    axis: "the guard's own CPU (0.5 µs + guarded − burn control), % of the bare route's CPU per request",
+    axis: "the guard's own CPU (the burn control's measured spin + guarded − burn control), % of the bare route's CPU per request",
     bars: list.map(({ label, cpu }) => ({
       label,
       segments: [{ value: 100 * (cpu?.share ?? Number.NaN), series: 0 }],

@@ -7,6 +7,9 @@
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyReply, type FastifyRequest, type onRequestHookHandler } from 'fastify'
 import vootGuard from '../../adapters/fastify/index.js'
+import { authorizationOf, createGuardCore } from '../../src/adapter-kit.js'
+import { extractBearerToken, group } from '../../src/index.js'
+import { createCacheKeys } from '../../src/resolver/store/cache-key.js'
 import { ORG_ID } from '../../testing/index.js'
 import type { ServerConfig, ServerReady } from './config.js'
 import { burn } from './burn.js'
@@ -42,6 +45,30 @@ app.get('/burn', { onRequest: burning }, ok)
 const timings = createTimings()
 app.get('/timed/noop', { onRequest: timings.fastify('no-op middleware', noop) }, ok)
 app.get('/timed/guarded', { onRequest: timings.fastify('voot-guard', guard.requireGroup(ORG_ID, 'admin')) }, ok)
+
+// The warm path cut after each of its steps, each a hook of its own, timed the same way:
+// where the guard's time inside the server goes (figure 2's stage row, `WARM_STAGES`).
+// The digest stage uses keys of its own (the same algorithm under another key); the
+// decision stage digests again inside `checkNow`, as the guard does.
+const requirement = group(ORG_ID, 'admin')
+const core = createGuardCore({ resolver: guard.resolver, realm: 'bench' })
+const keys = createCacheKeys()
+let sink = 0
+const header = (request: FastifyRequest): string => authorizationOf(request.raw) as string
+const stage =
+  (work: (request: FastifyRequest) => unknown): onRequestHookHandler =>
+  (request, _reply, done) => {
+    if (work(request) === sink) sink++
+    done()
+  }
+const stages: Record<string, onRequestHookHandler> = {
+  header: stage(header),
+  token: stage((request) => extractBearerToken(header(request))),
+  digest: stage((request) => keys.digest(extractBearerToken(header(request)))),
+  decision: stage((request) => guard.resolver.checkNow?.(extractBearerToken(header(request)), requirement)),
+  core: stage((request) => core.authorizeNow({ authorization: authorizationOf(request.raw) }, requirement)),
+}
+for (const [name, hook] of Object.entries(stages)) app.get(`/timed/stage/${name}`, { onRequest: timings.fastify(`stage: ${name}`, hook) }, ok)
 
 await app.listen({ port: 0, host: '127.0.0.1' })
 
