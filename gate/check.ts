@@ -1,13 +1,24 @@
 /**
  * The check endpoints (`auth-request`, `forward-auth`, `ext-authz`): from the proxy's
  * headers to the original request, its rule, its credentials (a bearer token, else the
- * session cookie), and the guard core's decision, rendered for what that proxy can pass on.
+ * session cookie), and the decision of the kit's flow (`createGuardFlow`, as every adapter
+ * runs it), rendered for what that proxy can pass on.
  *
  * @module
  */
 import type { IncomingMessage } from 'node:http'
 import { extractBearerToken, ForbiddenError, InvalidTokenError, TokenMissingError, UpstreamError } from '../src/index.js'
-import { authorizationOf, quoteHeaderValue, type Credentials, type GuardCore, type HttpErrorAnswer } from '../src/adapter-kit.js'
+import {
+  authorizationOf,
+  createGuardFlow,
+  quoteHeaderValue,
+  type FoundToken,
+  type FrameworkIO,
+  type GuardFlow,
+  type GuardOptions,
+  type GuardStep,
+  type HttpErrorAnswer,
+} from '../src/adapter-kit.js'
 import { fromContract, type Answer } from './answer.js'
 import type { CompiledRule, GateSettings } from './config-types.js'
 import type { GateMetrics } from './metrics.js'
@@ -18,9 +29,63 @@ import { matchRule } from './rules.js'
 import type { GateSession, SessionCookies } from './session.js'
 import type { TrustCheck } from './trusted-proxies.js'
 
+/** A check on its way through the kit's flow: the request and what the gate read of it. */
+interface CheckInput {
+  readonly protocol: CheckProtocol
+  readonly req: IncomingMessage
+  readonly original: OriginalRequest
+  readonly rule: CompiledRule
+  /** The `Authorization` header(s); `undefined` when the request has none, and then {@link session} is set. */
+  readonly authorization: string | readonly string[] | undefined
+  readonly session: GateSession | undefined
+}
+
+/** How a check handler answers an allowed check and a refused one; handed to the flow with each check. */
+interface CheckAnswers {
+  allowed(input: CheckInput): CheckResult
+  refused(input: CheckInput, answer: HttpErrorAnswer): Answer
+}
+
+type CheckResult = Answer | Promise<Answer>
+
+/** The gate's input and output for the kit's flow. */
+const CHECK_IO: FrameworkIO<CheckInput, CheckAnswers, undefined, CheckResult> = {
+  // The flow reads credentials through `checkToken` (a header, else the session) instead.
+  authorization: (input) => input.authorization,
+  allow: (_context, input, answers) => answers.allowed(input),
+  respond: ({ answer }, input, answers) => answers.refused(input, answer),
+  // A gate always answers the proxy: there is no framework to hand a refusal on to.
+  delegate: ({ answer }, input, answers) => answers.refused(input, answer),
+  // Outside the HTTP contract (a bug): the listener answers 500.
+  fail: (error) => Promise.reject(error),
+}
+
+/** A check's credentials: the bearer token of its `Authorization` header, else its session's access token and expiry. */
+function checkToken(input: CheckInput): FoundToken {
+  const { session } = input
+  if (session === undefined) return extractBearerToken(input.authorization)
+  return session.expiresAt === undefined ? session.accessToken : { token: session.accessToken, expiresAt: session.expiresAt }
+}
+
+/** The flow the check endpoints run, over a guard core made from `options` (the gate's `service`). */
+export type CheckFlow = GuardFlow<CheckInput, CheckAnswers, undefined, CheckResult>
+
+/**
+ * Creates the gate's flow and, with it, its guard core; options as `createGuardCore`'s.
+ *
+ * @example
+ * ```ts
+ * const flow = createCheckFlow({ baseUrl: 'https://groups-api.example.org/groups', realm: 'voot-gate' })
+ * compileRules(settings.rules, flow.core, problems)
+ * ```
+ */
+export function createCheckFlow(options: GuardOptions): CheckFlow {
+  return createGuardFlow({ ...options, getToken: checkToken }, CHECK_IO)
+}
+
 /** What the check endpoints need. */
 export interface CheckDependencies {
-  readonly core: GuardCore
+  readonly flow: CheckFlow
   readonly rules: readonly CompiledRule[]
   readonly settings: GateSettings
   readonly trusted: TrustCheck
@@ -38,7 +103,8 @@ const EXPIRY_MARGIN = 5_000
 
 /** Creates the handler of the check endpoints. */
 export function createCheckHandler(deps: CheckDependencies): CheckHandler {
-  const { core, rules, settings, trusted, cookies, oauth, metrics, now } = deps
+  const { flow, rules, settings, trusted, cookies, oauth, metrics, now } = deps
+  const { core } = flow
   const realm = `Bearer realm=${quoteHeaderValue(core.realm)}`
   const contract = (error: unknown): HttpErrorAnswer => core.answer(error) as HttpErrorAnswer
   const MISSING = contract(new TokenMissingError(realm))
@@ -99,6 +165,26 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     return contract(new UpstreamError('ERR_UPSTREAM_NETWORK', 'userinfo failed', { headers: { 'retry-after': '5' }, retryAfter: 5 }))
   }
 
+  const answers: CheckAnswers = {
+    allowed(input) {
+      const { protocol, rule, session, authorization } = input
+      // A header the core accepted, so the token reads as it did there.
+      const bearer = session === undefined && typeof authorization === 'string' ? extractBearerToken(authorization) : undefined
+      const token = session?.accessToken ?? bearer
+      const user = userOf(session, bearer)
+      if (typeof user === 'string') return counted(protocol, allowed(rule, user, token))
+      return user.then(
+        (sub) => counted(protocol, allowed(rule, sub, token)),
+        (error: unknown) => counted(protocol, refused(protocol, userinfoFailure(error), input.req, input.original)),
+      )
+    },
+    refused: (input, answer) => counted(input.protocol, refused(input.protocol, answer, input.req, input.original)),
+  }
+
+  // Each rule's step, made once (the flow validates its requirement again, from memory).
+  const steps = new Map<CompiledRule, GuardStep<CheckInput, CheckAnswers, undefined, CheckResult>>()
+  for (const rule of rules) if (rule.decision !== 'anyone') steps.set(rule, flow.guard(rule.decision, false))
+
   return function check(protocol, req, url) {
     if (!trusted(req.socket.remoteAddress)) return counted(protocol, MISSING_ANSWER)
     const original = originalRequest(protocol, req, url)
@@ -107,39 +193,19 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     if (path === undefined) return counted(protocol, FORBIDDEN_PATH_ANSWER)
     const rule = matchRule(rules, original.method, original.host, path)
     if (rule === undefined) return counted(protocol, NO_RULE_ANSWER)
-    if (rule.decision === 'anyone') return counted(protocol, allowed(rule, '', undefined))
+    const step = steps.get(rule)
+    if (step === undefined) return counted(protocol, allowed(rule, '', undefined))
 
     const authorization = authorizationOf(req)
-    let credentials: Credentials
     let session: GateSession | undefined
-    if (authorization !== undefined) {
-      credentials = { authorization }
-    } else {
+    if (authorization === undefined) {
       session = cookies?.readSession(req.headers.cookie, original)
       // An expired session goes to /_gate/signin, which refreshes it where it can set the cookie.
       if (session === undefined || (session.expiresAt !== undefined && session.expiresAt - EXPIRY_MARGIN <= now())) {
         return counted(protocol, refused(protocol, MISSING, req, original))
       }
-      credentials = { token: { token: session.accessToken, ...(session.expiresAt === undefined ? {} : { expiresAt: session.expiresAt }) } }
     }
-
-    const finish = (): Answer | Promise<Answer> => {
-      // Allowed: a header the core accepted, so the token reads as it did there.
-      const bearer = session === undefined && typeof authorization === 'string' ? extractBearerToken(authorization) : undefined
-      const token = session?.accessToken ?? bearer
-      const user = userOf(session, bearer)
-      if (typeof user === 'string') return counted(protocol, allowed(rule, user, token))
-      return user.then(
-        (sub) => counted(protocol, allowed(rule, sub, token)),
-        (error: unknown) => counted(protocol, refused(protocol, userinfoFailure(error), req, original)),
-      )
-    }
-    const decided = core.authorizeNow(credentials, rule.decision)
-    if (!(decided instanceof Promise)) return finish()
-    return decided.then(finish, (error: unknown) => {
-      const answer = core.answer(error)
-      if (answer === undefined) throw error
-      return counted(protocol, refused(protocol, answer, req, original))
-    })
+    // The step's promise settles with the answer (a promise of one is followed through).
+    return step({ protocol, req, original, rule, authorization, session }, answers, undefined) as CheckResult
   }
 }

@@ -7,11 +7,11 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
-import { createGuardCore, type GuardCore } from '../src/adapter-kit.js'
+import type { GuardCore } from '../src/adapter-kit.js'
 import { InvalidOptionError, type SharedCache, VootError } from '../src/index.js'
 import { createRedisCache } from '../redis/index.js'
 import { jsonAnswer, writeAnswer, type Answer } from './answer.js'
-import { createCheckHandler } from './check.js'
+import { createCheckFlow, createCheckHandler, type CheckFlow } from './check.js'
 import { GateConfigError, ProblemList, type GateConfigProblem } from './config-problem.js'
 import { readGateSettings } from './config-read.js'
 import type { CompiledRule, GateConfig, GateSettings } from './config-types.js'
@@ -63,6 +63,7 @@ export interface GateOptions {
 
 interface Built {
   readonly settings: GateSettings
+  readonly flow: CheckFlow
   readonly core: GuardCore
   readonly rules: readonly CompiledRule[]
   readonly oauth: GateOAuth | undefined
@@ -94,10 +95,10 @@ function build(config: unknown, sharedCache: (redis: GateSettings['redis']) => S
   } catch (error) {
     refused(problems, 'redis', error)
   }
-  let core: GuardCore | undefined
+  let flow: CheckFlow | undefined
   try {
     const options = { ...settings.service, realm: 'voot-gate', ...(shared === undefined ? {} : { sharedCache: shared }) }
-    core = createGuardCore(options)
+    flow = createCheckFlow(options)
   } catch (error) {
     refused(problems, 'service', error)
   }
@@ -110,12 +111,13 @@ function build(config: unknown, sharedCache: (redis: GateSettings['redis']) => S
       refused(problems, 'oauth', error)
     }
   }
+  const core = flow?.core
   const rules = core === undefined ? [] : compileRules(settings.rules, core, problems)
-  if (problems.items.length > 0 || core === undefined) {
+  if (problems.items.length > 0 || flow === undefined || core === undefined) {
     void core?.resolver.close()
     throw new GateConfigError(problems.items)
   }
-  return { settings, core, rules, oauth }
+  return { settings, flow, core, rules, oauth }
 }
 
 /**
@@ -204,12 +206,12 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
     throw error
   }
   const redisConnected = redis?.connect()
-  const { settings, core, rules, oauth } = built
+  const { settings, flow, core, rules, oauth } = built
   const now = Date.now
   const trusted = createTrustCheck(settings.trustedProxies)
   const metrics = createGateMetrics()
   const cookies = settings.cookie.secrets.length > 0 ? createSessionCookies(settings.cookie, now) : undefined
-  const check = createCheckHandler({ core, rules, settings, trusted, cookies, oauth, metrics, now })
+  const check = createCheckHandler({ flow, rules, settings, trusted, cookies, oauth, metrics, now })
   const known = (host: string) => isKnownHost(rules, settings.redirectHosts, host)
   const browser =
     oauth === undefined || cookies === undefined

@@ -98,4 +98,24 @@ describe('ARCHITECTURE.md', () => {
     const unlisted = core.filter((file) => !listed.has(file) && ![...listed].some((name) => file.endsWith(`/${name}`)))
     expect(unlisted.map((file) => relative(root, join(root, file)))).toEqual([])
   })
+
+  it('keeps one entry point per layer: every adapter and the gate run createGuardFlow, and only the flow calls authorizeNow', () => {
+    const text = (file: string): string => readFileSync(join(root, file), 'utf8')
+    // Each adapter's folder, and the gate: the rooms that answer requests.
+    const rooms = [...files.filter((file) => /^adapters\/[^/]+\/$/.test(file)), 'gate/']
+    expect(rooms.length).toBeGreaterThanOrEqual(7)
+    const withoutFlow = rooms.filter((room) => !sourceFiles.some((file) => file.startsWith(room) && text(file).includes('createGuardFlow(')))
+    expect(withoutFlow).toEqual([])
+    // Outside the guard core's room, the request flow is the one caller of `authorizeNow`
+    // (comments and examples aside).
+    const callers = sourceFiles.filter(
+      (file) =>
+        !file.startsWith('src/guard/') &&
+        !file.startsWith('bench/') &&
+        text(file)
+          .split('\n')
+          .some((line) => !/^\s*(\*|\/\/)/.test(line) && /\.authorizeNow\(/.test(line)),
+    )
+    expect(callers).toEqual([])
+  })
 })
