@@ -270,7 +270,15 @@ export async function otherFrameworks(emulator: Child<EmulatorReady>, token: str
     const cpu = guardCpu(saturated, burnCost, results)
     const cpuOneAtATime = guardCpu(results, burnCost)
     const stages = stageRoutes.length === 0 ? undefined : warmStages(timed)
-    details[framework] = { label, cpu, cpuOneAtATime, pair: Object.fromEntries(results), saturated: Object.fromEntries(saturated), timed, stages }
+    details[framework] = {
+      label,
+      cpu,
+      cpuOneAtATime,
+      pair: Object.fromEntries(results),
+      saturated: Object.fromEntries(saturated),
+      timed,
+      stages,
+    }
     // Issue 33 asks Fastify's guard to stay within 1.5× figure 1; the others report it.
     const factorGoal = framework === 'fastify'
     rows.push(

@@ -68,7 +68,8 @@ const stages: Record<string, onRequestHookHandler> = {
   decision: stage((request) => guard.resolver.checkNow?.(extractBearerToken(header(request)), requirement)),
   core: stage((request) => core.authorizeNow({ authorization: authorizationOf(request.raw) }, requirement)),
 }
-for (const [name, hook] of Object.entries(stages)) app.get(`/timed/stage/${name}`, { onRequest: timings.fastify(`stage: ${name}`, hook) }, ok)
+for (const [name, hook] of Object.entries(stages))
+  app.get(`/timed/stage/${name}`, { onRequest: timings.fastify(`stage: ${name}`, hook) }, ok)
 
 await app.listen({ port: 0, host: '127.0.0.1' })
 

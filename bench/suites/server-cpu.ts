@@ -88,8 +88,12 @@ export function guardCpu(results: RoundResults, burnCost: number | undefined, sh
   const bareMedian = medians(bare)
   const shareBare = shareOf === results ? bareMedian : medians(perRequest(shareOf, 'bare'))
   const burning = perRequest(results, BURN_CONTROL)
-  if (burning.length > 0 && !(burnCost !== undefined && burnCost > 0)) throw new Error('guardCpu: the rounds have a burn control, but not its measured cost')
-  const own = burning.length === 0 ? guard.user : (burnCost as number) + median(guarded.map((cpu, i) => cpu.total - (burning[i]?.total ?? Number.NaN)))
+  if (burning.length > 0 && !(burnCost !== undefined && burnCost > 0))
+    throw new Error('guardCpu: the rounds have a burn control, but not its measured cost')
+  const own =
+    burning.length === 0
+      ? guard.user
+      : (burnCost as number) + median(guarded.map((cpu, i) => cpu.total - (burning[i]?.total ?? Number.NaN)))
   return {
     rounds: differences.length,
     bare: bareMedian,

@@ -38,7 +38,13 @@ export interface WarmStages {
 export function warmStages(timed: Readonly<Record<string, TimingSummary>>): WarmStages {
   const p50 = (name: string): number => timed[name]?.p50 ?? Number.NaN
   const noop = p50('no-op middleware')
-  const [header, token, digest, decision, core] = WARM_STAGES.map((stage) => p50(stageName(stage)) - noop) as [number, number, number, number, number]
+  const [header, token, digest, decision, core] = WARM_STAGES.map((stage) => p50(stageName(stage)) - noop) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
   const guard = p50('voot-guard') - noop
   const digestStep = digest - token
   return {

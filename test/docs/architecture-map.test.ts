@@ -104,7 +104,9 @@ describe('ARCHITECTURE.md', () => {
     // Each adapter's folder, and the gate: the rooms that answer requests.
     const rooms = [...files.filter((file) => /^adapters\/[^/]+\/$/.test(file)), 'gate/']
     expect(rooms.length).toBeGreaterThanOrEqual(7)
-    const withoutFlow = rooms.filter((room) => !sourceFiles.some((file) => file.startsWith(room) && text(file).includes('createGuardFlow(')))
+    const withoutFlow = rooms.filter(
+      (room) => !sourceFiles.some((file) => file.startsWith(room) && text(file).includes('createGuardFlow(')),
+    )
     expect(withoutFlow).toEqual([])
     // Outside the guard core's room, the request flow is the one caller of `authorizeNow`
     // (comments and examples aside).
