@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
-import type { GuardCore } from '../src/adapter-kit.js'
+import { DEFAULT_CACHE_TTL, type GuardCore } from '../src/adapter-kit.js'
 import { InvalidOptionError, type SharedCache, VootError } from '../src/index.js'
 import { createRedisCache } from '../redis/index.js'
 import { jsonAnswer, writeAnswer, type Answer } from './answer.js'
@@ -105,7 +105,7 @@ function build(config: unknown, sharedCache: (redis: GateSettings['redis']) => S
   let oauth: GateOAuth | undefined
   if (settings.oauth !== undefined) {
     try {
-      const ttl = (settings.service['cache'] as { ttl?: number } | undefined)?.ttl ?? 60_000
+      const ttl = (settings.service['cache'] as { ttl?: number } | undefined)?.ttl ?? DEFAULT_CACHE_TTL
       oauth = createGateOAuth(settings.oauth, ttl)
     } catch (error) {
       refused(problems, 'oauth', error)

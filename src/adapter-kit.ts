@@ -87,4 +87,5 @@ export type {
 export { isLoopbackHost } from './client/loopback-host.js'
 export { misconfigurationHint } from './resolver/misconfiguration.js'
 export { DEFAULT_TIMEOUT, MAX_TIMEOUT } from './client/options.js'
+export { DEFAULT_CACHE_TTL } from './resolver/options.js'
 export { deepFreeze } from './resolver/store/deep-freeze.js'

@@ -146,6 +146,16 @@ const RESOLVER_KEYS = [
 ] as const
 const CACHE_KEYS = ['max', 'maxBytes', 'ttl', 'negativeTtl', 'staleIfError'] as const
 
+/**
+ * How long a positive answer stays fresh when `cache.ttl` is not given, in ms (one minute).
+ *
+ * @example
+ * ```ts
+ * const ttl = options.cache?.ttl ?? DEFAULT_CACHE_TTL
+ * ```
+ */
+export const DEFAULT_CACHE_TTL = 60_000
+
 /** Every key of {@link MembershipResolverOptions}: the guard's options are these and its own. */
 export const RESOLVER_OPTION_KEYS: readonly string[] = [...CLIENT_KEYS, ...RESOLVER_KEYS]
 
@@ -163,7 +173,7 @@ export function resolveResolverOptions(options: MembershipResolverOptions): Reso
   return {
     max: integerOption('cache.max', cache.max, { fallback: 10_000, min: 1, max: 10_000_000 }),
     maxBytes: integerOption('cache.maxBytes', cache.maxBytes, { fallback: 64 << 20, min: 1 << 16, max: 2 ** 40 }),
-    ttl: integerOption('cache.ttl', cache.ttl, { fallback: 60_000, min: 0, max: 86_400_000 }),
+    ttl: integerOption('cache.ttl', cache.ttl, { fallback: DEFAULT_CACHE_TTL, min: 0, max: 86_400_000 }),
     negativeTtl: integerOption('cache.negativeTtl', cache.negativeTtl, { fallback: 10_000, min: 0, max: 86_400_000 }),
     staleIfError: integerOption('cache.staleIfError', cache.staleIfError, { fallback: 0, min: 0, max: 86_400_000 }),
     maxInflight: integerOption('maxInflight', options.maxInflight, { fallback: 256, min: 1, max: 100_000 }),
