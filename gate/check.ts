@@ -18,6 +18,7 @@ import {
   type GuardOptions,
   type GuardStep,
   type HttpErrorAnswer,
+  type Refusal,
 } from '../src/adapter-kit.js'
 import { fromContract, type Answer } from './answer.js'
 import type { CompiledRule, GateSettings } from './config-types.js'
@@ -48,14 +49,17 @@ interface CheckAnswers {
 
 type CheckResult = Answer | Promise<Answer>
 
+/** A refusal, answered by the check handler. */
+const refuse = ({ answer }: Refusal, input: CheckInput, answers: CheckAnswers): Answer => answers.refused(input, answer)
+
 /** The gate's input and output for the kit's flow. */
 const CHECK_IO: FrameworkIO<CheckInput, CheckAnswers, undefined, CheckResult> = {
   // The flow reads credentials through `checkToken` (a header, else the session) instead.
   authorization: (input) => input.authorization,
   allow: (_context, input, answers) => answers.allowed(input),
-  respond: ({ answer }, input, answers) => answers.refused(input, answer),
+  respond: refuse,
   // A gate always answers the proxy: there is no framework to hand a refusal on to.
-  delegate: ({ answer }, input, answers) => answers.refused(input, answer),
+  delegate: refuse,
   // Outside the HTTP contract (a bug): the listener answers 500.
   fail: (error) => Promise.reject(error),
 }

@@ -9,13 +9,14 @@
  * pays the same toll; the guard's own CPU is then that amount plus guarded − burn.
  *
  * "Known" means measured: {@link burn} spins until {@link BURN_US} µs have passed, but its
- * clock reads and its last lap make each call cost more (about 0.56 µs on the bench machine
+ * clock reads and its last lap make each call cost more (0.57–0.61 µs on the bench machine
  * against 0.5). {@link measureBurn} gives the real figure, in the server's own process, and
  * the guard's own CPU is computed from that, not from the nominal {@link BURN_US}: the
  * nominal one would make the guard look cheaper by the difference.
  *
  * @module
  */
+import { median } from '../stats.js'
 
 /** µs that {@link burn} spins for (on the monotonic clock); see {@link measureBurn} for what a call costs. */
 export const BURN_US = 0.5
@@ -45,6 +46,5 @@ export function measureBurn(): number {
     const used = process.cpuUsage(start)
     perCall.push((used.user + used.system) / CALLS)
   }
-  perCall.sort((a, b) => a - b)
-  return perCall[Math.floor(RUNS / 2)] as number
+  return median(perCall)
 }

@@ -12,6 +12,7 @@ import { extractBearerToken, group } from '../../src/index.js'
 import { createCacheKeys } from '../../src/resolver/store/cache-key.js'
 import { ORG_ID } from '../../testing/index.js'
 import type { ServerConfig, ServerReady } from './config.js'
+import { stageName, type WarmStage } from '../suites/warm-stages.js'
 import { burn } from './burn.js'
 import { serveParent } from './ipc.js'
 import { createTimings } from './timings.js'
@@ -61,15 +62,15 @@ const stage =
     if (work(request) === sink) sink++
     done()
   }
-const stages: Record<string, onRequestHookHandler> = {
+const stages: Record<WarmStage, onRequestHookHandler> = {
   header: stage(header),
   token: stage((request) => extractBearerToken(header(request))),
   digest: stage((request) => keys.digest(extractBearerToken(header(request)))),
   decision: stage((request) => guard.resolver.checkNow?.(extractBearerToken(header(request)), requirement)),
   core: stage((request) => core.authorizeNow({ authorization: authorizationOf(request.raw) }, requirement)),
 }
-for (const [name, hook] of Object.entries(stages))
-  app.get(`/timed/stage/${name}`, { onRequest: timings.fastify(`stage: ${name}`, hook) }, ok)
+for (const [name, hook] of Object.entries(stages) as [WarmStage, onRequestHookHandler][])
+  app.get(`/timed/stage/${name}`, { onRequest: timings.fastify(stageName(name), hook) }, ok)
 
 await app.listen({ port: 0, host: '127.0.0.1' })
 

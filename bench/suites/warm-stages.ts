@@ -13,8 +13,11 @@ import type { Row } from '../table.js'
 /** The stage hooks, by their route under `/timed/stage/` and their timing name. */
 export const WARM_STAGES = ['header', 'token', 'digest', 'decision', 'core'] as const
 
+/** One of the {@link WARM_STAGES}. */
+export type WarmStage = (typeof WARM_STAGES)[number]
+
 /** Timing name of a stage hook. */
-export const stageName = (stage: (typeof WARM_STAGES)[number]): string => `stage: ${stage}`
+export const stageName = (stage: WarmStage): string => `stage: ${stage}`
 
 /** The time of each step inside the server, µs (p50 differences). */
 export interface WarmStages {

@@ -13,6 +13,14 @@ const slice = (user: number, system: number, serverBusy = 1): ClosedLoopResult =
   loadWakeupsPerRequest: 0,
 })
 
+/** One round of the bare, no-op and guarded routes, one slice each. */
+const oneRound = (bare: ClosedLoopResult, noop: ClosedLoopResult, guarded: ClosedLoopResult) =>
+  new Map([
+    ['bare', [bare]],
+    ['no-op middleware', [noop]],
+    ['voot-guard', [guarded]],
+  ])
+
 describe('guardCpu', () => {
   it('takes guarded minus no-op round by round, then the median, for user and system apart', () => {
     const results = new Map([
@@ -49,11 +57,7 @@ describe('guardCpu', () => {
   })
 
   it("meets issue 33's goals only within 5 % of a bare request and, for Fastify, 1.5 times figure 1", () => {
-    const results = new Map([
-      ['bare', [slice(15, 5)]],
-      ['no-op middleware', [slice(15, 5)]],
-      ['voot-guard', [slice(15.9, 5)]],
-    ])
+    const results = oneRound(slice(15, 5), slice(15, 5), slice(15.9, 5))
     const cpu = guardCpu(results, undefined)
     expect(guardCpuRow('Fastify 5', cpu, 0.62, true, 'saturating').met).toBe(true) // 4.5 %, 1.45×
     expect(guardCpuRow('Fastify 5', cpu, 0.5, true, 'saturating').met).toBe(false) // 1.8× figure 1
@@ -63,36 +67,21 @@ describe('guardCpu', () => {
   })
 
   it('gives no verdict when the server was not saturated (it measured waiting, not the routes)', () => {
-    const idle = guardCpu(
-      new Map([
-        ['bare', [slice(15, 5, 0.1)]],
-        ['no-op middleware', [slice(15, 5, 0.1)]],
-        ['voot-guard', [slice(15.1, 5, 0.1)]],
-      ]),
-      undefined,
-    )
+    const idle = guardCpu(oneRound(slice(15, 5, 0.1), slice(15, 5, 0.1), slice(15.1, 5, 0.1)), undefined)
     const row = guardCpuRow('Fastify 5', idle, undefined, false, 'saturating')
     expect(row.met).toBeUndefined()
     expect(row.result).toContain('no verdict')
   })
 
   it('gives no verdict on rounds loaded one request at a time (the closed loop moves their system time)', () => {
-    const results = new Map([
-      ['bare', [slice(15, 5)]],
-      ['no-op middleware', [slice(15, 5)]],
-      ['voot-guard', [slice(15.2, 5)]],
-    ])
+    const results = oneRound(slice(15, 5), slice(15, 5), slice(15.2, 5))
     const row = guardCpuRow('Fastify 5', guardCpu(results, undefined), 0.5, true, 'one at a time')
     expect(row.met).toBeUndefined()
     expect(row.target).toBe('')
   })
 
   it('takes the share of the bare request of other rounds when given them', () => {
-    const saturated = new Map([
-      ['bare', [slice(8, 8)]],
-      ['no-op middleware', [slice(8, 8)]],
-      ['voot-guard', [slice(8.4, 8)]],
-    ])
+    const saturated = oneRound(slice(8, 8), slice(8, 8), slice(8.4, 8))
     const oneAtATime = new Map([['bare', [slice(6, 4)]]])
     const cpu = guardCpu(saturated, undefined, oneAtATime)
     expect(cpu.bare.total).toBe(16)
