@@ -20,9 +20,16 @@ const ACTIVITY: Readonly<Record<ExplainedMembership['activity'], string>> = {
  * group service made printable. The parts the decision rests on end in `<- settled`.
  */
 export function formatExplanation(tree: ExplainedNode): string {
+  return `How it was decided (your own memberships: for your eyes only):\n${explanationLines(tree)
+    .map((line) => `${line}\n`)
+    .join('')}`
+}
+
+/** The tree's lines without a heading, each indented by its depth and made printable. */
+export function explanationLines(tree: ExplainedNode): string[] {
   const lines: string[] = []
   walk(tree, 1, lines)
-  return `How it was decided (your own memberships: for your eyes only):\n${lines.map((line) => `${printable(line)}\n`).join('')}`
+  return lines.map((line) => printable(line))
 }
 
 function walk(node: ExplainedNode, depth: number, lines: string[]): void {

@@ -1,25 +1,35 @@
 /**
- * `voot-guard gate --config gate.yaml [--check]`: runs the gate (`voot-guard/gate`) until
- * SIGTERM or Ctrl-C, or, with `--check`, validates the configuration and exits 0 or 1,
- * printing every problem with its file, line and key.
+ * `voot-guard gate --config gate.yaml`: runs the gate (`voot-guard/gate`) until SIGTERM or
+ * Ctrl-C. With `--check`, validates the configuration and runs its policy tests; with
+ * `--test`, runs the policy tests; with `--explain "METHOD URL" --as USER`, prints the rule
+ * that answers a request and the decision tree. Every problem of the configuration is
+ * printed in one run, with its file, line, column and key; exit 1 for a configuration's
+ * problems or a failed test, 2 only for a wrong command line.
  *
  * @module
  */
-import type { GateConfig, GateConfigProblem } from '../gate/index.js'
+import type { GateConfig, GateConfigProblem, PolicyRunner, PolicyTestResult, PolicyVerdict } from '../gate/index.js'
 import { InvalidArgumentError } from '../src/index.js'
 import { parseCommandArguments } from './arguments.js'
 import type { Command } from './command.js'
 import { reportError } from './error-report.js'
 import { EXIT_DENIED, EXIT_OK } from './exit-codes.js'
+import { explanationLines } from './explain-tree.js'
+import type { CliIo } from './io.js'
 import { commandStopSignal } from './stop-signal.js'
+import { printable } from './terminal-text.js'
+import { tokenFromEnvironment } from './token-source.js'
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
   check: { type: 'boolean' },
+  test: { type: 'boolean' },
+  explain: { type: 'string' },
+  as: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
-const HELP = `Usage: voot-guard gate --config FILE [--check]
+const HELP = `Usage: voot-guard gate --config FILE [--check | --test | --explain "METHOD URL" (--as USER | --token)]
 
 Runs the gate: an authorization service that nginx (auth_request), ingress-nginx, Caddy
 (forward_auth), Traefik (forwardAuth) or Envoy (ext_authz) ask about each request to an
@@ -28,56 +38,190 @@ the framework adapters. See docs/gate.md for the configuration and a snippet per
 
 Options:
   -c, --config FILE   the configuration (.yaml, .yml or .json); \${NAME} in a value is
-                      read from the environment (a missing variable is an error)
-  --check             validate the configuration, print each problem with its file,
-                      line and key, and exit 0 (valid) or 1 (problems)
+                      read from the environment (a missing variable is a problem)
+  --check             validate the configuration and run its policy tests; print each
+                      problem with its file, line, column and key; exit 0 or 1
+  --test              run the configuration's policy tests offline (its fixtures stand
+                      for the group service) and print ok / not ok per test; exit 0 or 1
+  --explain "M URL"   the rule that answers the request "METHOD URL" and how it decides
+  --as USER           ... for a user of the configuration's fixtures (or anonymous)
+  --token             ... for the user whose token is in VOOT_TOKEN, asking the group
+                      service (the token is never taken from the command line)
   -h, --help          show this help
 
-Stops gracefully on SIGTERM or Ctrl-C: answers under way finish first.
+Exit codes: 0 valid, tests passed, or explained; 1 problems in the configuration or a
+failed test; 2 a wrong command line. Stops gracefully on SIGTERM or Ctrl-C: answers under
+way finish first.
 `
+
+/** `--token` alone (no value: the token is in VOOT_TOKEN); any value after it is refused with the reason. */
+function takeTokenFlag(args: readonly string[]): { args: string[]; token: boolean } {
+  const rest: string[] = []
+  let token = false
+  args.forEach((arg, index) => {
+    const next = args[index + 1]
+    if (arg === '--token' && (next === undefined || next.startsWith('-'))) token = true
+    else rest.push(arg)
+  })
+  return { args: rest, token }
+}
+
+function sortedByPlace(problems: readonly GateConfigProblem[]): GateConfigProblem[] {
+  const at = (problem: GateConfigProblem) => (problem.line ?? Number.MAX_SAFE_INTEGER) * 10_000 + (problem.column ?? 0)
+  return [...problems].sort((a, b) => at(a) - at(b))
+}
+
+function verdictText(verdict: PolicyVerdict): string {
+  const rule = verdict.rule === undefined ? 'no rule' : `rule ${verdict.rule}`
+  return `${verdict.outcome} (${verdict.status}, ${rule})`
+}
+
+/** TAP: a plan, a line per test, the explanation of each failure as comments. */
+function printResults(results: readonly PolicyTestResult[], io: CliIo): number {
+  io.stdout.write(`1..${results.length}\n`)
+  let failed = 0
+  for (const { test, ok, verdict } of results) {
+    if (ok) {
+      io.stdout.write(`ok ${test.number} - ${printable(test.title)}: ${verdictText(verdict)}\n`)
+      continue
+    }
+    failed++
+    const wanted = test.rule === undefined ? test.expect : `${test.expect} by rule ${test.rule}`
+    io.stdout.write(`not ok ${test.number} - ${printable(test.title)}: expected ${wanted}, got ${verdictText(verdict)}\n`)
+    io.stdout.write(`  # ${printable(verdict.reason)}\n`)
+    if (verdict.tree !== undefined) for (const line of explanationLines(verdict.tree)) io.stdout.write(`  #${line}\n`)
+  }
+  io.stdout.write(`# ${results.length - failed} of ${results.length} policy tests pass\n`)
+  return failed
+}
+
+const REQUEST = /^([A-Za-z]{1,20}) +(https?):\/\/([^/?#\s]+)(\/\S*)?$/
+
+/** What `--explain` asks: the request, and who sends it (`as`, a fixture user, or the `token` of VOOT_TOKEN). */
+interface ExplainAsk {
+  readonly request: string
+  readonly as: string | undefined
+  readonly token: string | undefined
+}
+
+async function explain(runner: PolicyRunner, ask: ExplainAsk, io: CliIo): Promise<number> {
+  const { request, as, token } = ask
+  const parsed = REQUEST.exec(request.trim())
+  if (parsed === null) throw new InvalidArgumentError('--explain takes "METHOD URL", such as "GET https://wiki.example.org/admin"')
+  const [, method, scheme, authority, target] = parsed as unknown as [string, string, 'http' | 'https', string, string | undefined]
+  const users = [...runner.built.settings.policy.fixtures.keys()]
+  let credentials = token
+  if (token === undefined && as !== 'anonymous') {
+    if (as === undefined || !users.includes(as))
+      throw new InvalidArgumentError(`--as must be anonymous or a user of the configuration's fixtures (${users.join(', ') || 'none'})`)
+    credentials = runner.tokenOf(as)
+  }
+  const verdict = await runner.decide({
+    method: method.toUpperCase(),
+    scheme: scheme.toLowerCase() as 'http' | 'https',
+    authority,
+    target: target ?? '/',
+    token: credentials,
+  })
+  const index = runner.built.settings.rules.findIndex((rule) => rule.id === verdict.rule)
+  const rule = runner.built.settings.rules[index]
+  io.stdout.write(
+    `${printable(`${method.toUpperCase()} ${scheme}://${authority}${target ?? '/'}`)} as ${token === undefined ? printable(as ?? '') : 'the holder of VOOT_TOKEN'}\n`,
+  )
+  if (rule === undefined) io.stdout.write('rule: none matches\n')
+  else {
+    const where = [
+      rule.host === undefined ? 'any host' : `host ${rule.host}`,
+      `path ${rule.path ?? '/**'}`,
+      `methods ${rule.methods?.join(', ') ?? 'all'}`,
+    ]
+    io.stdout.write(`rule: ${printable(rule.id ?? String(index))} (rules[${index}]: ${where.join(', ')})\n`)
+  }
+  io.stdout.write(`answer: ${verdictText(verdict)}: ${printable(verdict.reason)}\n`)
+  if (verdict.tree !== undefined) {
+    io.stdout.write('how it was decided:\n')
+    for (const line of explanationLines(verdict.tree)) io.stdout.write(`${line}\n`)
+  }
+  return EXIT_OK
+}
 
 /**
  * The `gate` command.
  */
 export const gateCommand: Command = {
   name: 'gate',
-  summary: 'run the gate that proxies (nginx, Caddy, Traefik, Envoy) ask about each request',
+  summary: 'run the gate that proxies (nginx, Caddy, Traefik, Envoy) ask about each request; check, test or explain its rules',
   help: HELP,
   async run(args, io) {
     const { signal: stopped, dispose } = commandStopSignal(io.signal)
     try {
-      const values = parseCommandArguments(args, OPTIONS)
+      const taken = takeTokenFlag(args)
+      const values = parseCommandArguments(taken.args, OPTIONS)
       if (values.help === true) {
         io.stdout.write(HELP)
         return EXIT_OK
       }
       if (values.config === undefined)
         throw new InvalidArgumentError('--config is required: the gate configuration file (.yaml, .yml or .json)')
+      const modes = [values.check, values.test, values.explain !== undefined].filter((on) => on === true).length
+      if (modes > 1) throw new InvalidArgumentError('give one of --check, --test and --explain')
+      if (values.explain === undefined && (values.as !== undefined || taken.token))
+        throw new InvalidArgumentError('--as and --token go with --explain')
+      if (values.explain !== undefined && (values.as === undefined) === !taken.token)
+        throw new InvalidArgumentError('--explain needs exactly one of --as USER (from the fixtures) and --token (VOOT_TOKEN)')
+      const token = taken.token ? tokenFromEnvironment(io.env) : undefined
       // Loaded only here: the other commands need none of the gate's code.
-      const { checkGateConfig, formatConfigProblem, GateConfigError, loadGateConfig, startGateServer } = await import('../gate/index.js')
+      const gate = await import('../gate/index.js')
       const file = values.config
-      const loaded = await loadGateConfig(file, io.env)
+      const loaded = await gate.loadGateConfig(file, io.env)
       const refuse = (problems: readonly GateConfigProblem[]): number => {
-        for (const problem of problems) io.stderr.write(`${formatConfigProblem(problem)}\n`)
+        for (const problem of sortedByPlace(problems)) io.stderr.write(`${gate.formatConfigProblem(problem)}\n`)
         io.stderr.write(`voot-guard gate: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${file}\n`)
         return EXIT_DENIED
       }
-      if (loaded.problems.length > 0) return refuse(loaded.problems)
-      if (values.check === true) {
-        const problems = loaded.place(await checkGateConfig(loaded.config))
-        if (problems.length > 0) return refuse(problems)
-        io.stdout.write(`${file}: the configuration is valid\n`)
-        return EXIT_OK
+      // Every problem in one run: the file's own (YAML, variables) and those of its checks.
+      const problems =
+        loaded.config === undefined ? loaded.problems : [...loaded.problems, ...loaded.place(await gate.checkGateConfig(loaded.config))]
+      if (problems.length > 0) return refuse(problems)
+
+      if (values.check === true || values.test === true || values.explain !== undefined) {
+        let runner: PolicyRunner
+        try {
+          runner = gate.createPolicyRunner(loaded.config, { live: token !== undefined })
+        } catch (error) {
+          if (error instanceof gate.GateConfigError) return refuse(loaded.place(error.problems))
+          throw error
+        }
+        try {
+          if (values.explain !== undefined) return await explain(runner, { request: values.explain, as: values.as, token }, io)
+          const results = await runner.runTests()
+          if (values.test === true && results.length === 0) {
+            io.stderr.write(`voot-guard gate: ${file} has no tests (add "fixtures" and "tests"; see docs/gate.md)\n`)
+            return EXIT_DENIED
+          }
+          const failed = results.length === 0 ? 0 : printResults(results, io)
+          if (failed > 0) {
+            io.stderr.write(`voot-guard gate: ${failed} of ${results.length} policy tests fail in ${file}\n`)
+            return EXIT_DENIED
+          }
+          if (values.check === true) {
+            const tests = results.length === 0 ? 'no policy tests' : `its ${results.length} policy tests pass`
+            io.stdout.write(`${file}: the configuration is valid; ${tests}\n`)
+          }
+          return EXIT_OK
+        } finally {
+          await runner.close()
+        }
       }
       // Started at once: the gate checks the configuration as it builds, and says every problem.
       let running
       try {
-        running = await startGateServer(loaded.config as GateConfig, {
+        running = await gate.startGateServer(loaded.config as GateConfig, {
           signal: stopped,
           logger: { warn: (message: string) => io.stderr.write(`${message}\n`) },
         })
       } catch (error) {
-        if (error instanceof GateConfigError) return refuse(loaded.place(error.problems))
+        if (error instanceof gate.GateConfigError) return refuse(loaded.place(error.problems))
         throw error
       }
       io.stdout.write(`voot-guard gate is listening on ${running.url} (${running.gate.settings.rules.length} rules)\n`)

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { IncomingMessage } from 'node:http'
 import { extractBearerToken, ForbiddenError, InvalidTokenError, TokenMissingError, UpstreamError } from '../src/index.js'
 import {
   authorizationOf,
@@ -24,7 +23,7 @@ import { fromContract, type Answer } from './answer.js'
 import type { CompiledRule, GateSettings } from './config-types.js'
 import type { GateMetrics } from './metrics.js'
 import type { GateOAuth } from './oauth-clients.js'
-import { isBrowserRequest, originalRequest, type CheckProtocol, type OriginalRequest } from './original-request.js'
+import { isBrowserRequest, originalRequest, type CheckProtocol, type OriginalRequest, type ProxyRequest } from './original-request.js'
 import { normalisePath } from './path-normalise.js'
 import { matchRule } from './rules.js'
 import type { GateSession, SessionCookies } from './session.js'
@@ -33,7 +32,7 @@ import type { TrustCheck } from './trusted-proxies.js'
 /** A check on its way through the kit's flow: the request and what the gate read of it. */
 interface CheckInput {
   readonly protocol: CheckProtocol
-  readonly req: IncomingMessage
+  readonly req: ProxyRequest
   readonly original: OriginalRequest
   readonly rule: CompiledRule
   /** The `Authorization` header(s); `undefined` when the request has none, and then {@link session} is set. */
@@ -97,17 +96,19 @@ export interface CheckDependencies {
   readonly oauth: GateOAuth | undefined
   readonly metrics: GateMetrics
   readonly now: () => number
+  /** Told of every answer and the rule that gave it (none: refused before a rule matched); the policy tests listen. */
+  readonly onAnswer?: (answer: Answer, rule: CompiledRule | undefined) => void
 }
 
 /** Answers one check request; synchronously when the cache already knows. */
-export type CheckHandler = (protocol: CheckProtocol, req: IncomingMessage, url: string) => Answer | Promise<Answer>
+export type CheckHandler = (protocol: CheckProtocol, req: ProxyRequest, url: string) => Answer | Promise<Answer>
 
 /** Milliseconds before its expiry at which a session's access token is no longer used. */
 const EXPIRY_MARGIN = 5_000
 
 /** Creates the handler of the check endpoints. */
 export function createCheckHandler(deps: CheckDependencies): CheckHandler {
-  const { flow, rules, settings, trusted, cookies, oauth, metrics, now } = deps
+  const { flow, rules, settings, trusted, cookies, oauth, metrics, now, onAnswer } = deps
   const { core } = flow
   const realm = `Bearer realm=${quoteHeaderValue(core.realm)}`
   const contract = (error: unknown): HttpErrorAnswer => core.answer(error) as HttpErrorAnswer
@@ -134,7 +135,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   }
 
   /** A refusal as the protocol can pass it on: a 401 sends a browser to sign in, when the gate can sign people in. */
-  function refused(protocol: CheckProtocol, answer: HttpErrorAnswer, req: IncomingMessage, original: OriginalRequest): Answer {
+  function refused(protocol: CheckProtocol, answer: HttpErrorAnswer, req: ProxyRequest, original: OriginalRequest): Answer {
     if (answer.status === 401 && oauth !== undefined && isBrowserRequest(req, original)) {
       const location = signInLocation(original)
       // nginx's auth_request passes on 2xx, 401 and 403 only; its error_page 401 reads this Location.
@@ -146,8 +147,9 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     return fromContract(answer)
   }
 
-  function counted(protocol: CheckProtocol, answer: Answer): Answer {
+  function counted(protocol: CheckProtocol, answer: Answer, rule?: CompiledRule): Answer {
     metrics.check(protocol, answer.status)
+    onAnswer?.(answer, rule)
     return answer
   }
 
@@ -176,13 +178,13 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       const bearer = session === undefined && typeof authorization === 'string' ? extractBearerToken(authorization) : undefined
       const token = session?.accessToken ?? bearer
       const user = userOf(session, bearer)
-      if (typeof user === 'string') return counted(protocol, allowed(rule, user, token))
+      if (typeof user === 'string') return counted(protocol, allowed(rule, user, token), rule)
       return user.then(
-        (sub) => counted(protocol, allowed(rule, sub, token)),
-        (error: unknown) => counted(protocol, refused(protocol, userinfoFailure(error), input.req, input.original)),
+        (sub) => counted(protocol, allowed(rule, sub, token), rule),
+        (error: unknown) => counted(protocol, refused(protocol, userinfoFailure(error), input.req, input.original), rule),
       )
     },
-    refused: (input, answer) => counted(input.protocol, refused(input.protocol, answer, input.req, input.original)),
+    refused: (input, answer) => counted(input.protocol, refused(input.protocol, answer, input.req, input.original), input.rule),
   }
 
   // Each rule's step, made once (the flow validates its requirement again, from memory).
@@ -198,7 +200,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     const rule = matchRule(rules, original.method, original.host, path)
     if (rule === undefined) return counted(protocol, NO_RULE_ANSWER)
     const step = steps.get(rule)
-    if (step === undefined) return counted(protocol, allowed(rule, '', undefined))
+    if (step === undefined) return counted(protocol, allowed(rule, '', undefined), rule)
 
     const authorization = authorizationOf(req)
     let session: GateSession | undefined
@@ -206,7 +208,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       session = cookies?.readSession(req.headers.cookie, original)
       // An expired session goes to /_gate/signin, which refreshes it where it can set the cookie.
       if (session === undefined || (session.expiresAt !== undefined && session.expiresAt - EXPIRY_MARGIN <= now())) {
-        return counted(protocol, refused(protocol, MISSING, req, original))
+        return counted(protocol, refused(protocol, MISSING, req, original), rule)
       }
     }
     // The step's promise settles with the answer (a promise of one is followed through).

@@ -94,4 +94,11 @@ export class ProblemList {
       ...(suggestion === undefined ? {} : { suggestion }),
     })
   }
+
+  /** Whether a problem was found at `path` or at a key that holds it. */
+  covers(path: GateConfigPath): boolean {
+    return this.items.some(
+      (problem) => problem.path.length <= path.length && problem.path.every((part, index) => String(part) === String(path[index])),
+    )
+  }
 }

@@ -11,12 +11,17 @@ import { parseDuration } from './duration.js'
 import { ProblemList, type GateConfigPath } from './config-problem.js'
 import type { GateRule, GateSettings } from './config-types.js'
 import { isLoopbackHostname } from './loopback.js'
+import { readPolicySettings } from './policy-config.js'
+import { ruleCovers } from './rule-coverage.js'
 import { parseCidr } from './trusted-proxies.js'
 
 type Path = GateConfigPath
 type Obj = Record<string, unknown>
 
-const TOP_KEYS = ['listen', 'trustedProxies', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'headers', 'rules']
+const TOP_KEYS = [
+  'listen', 'trustedProxies', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'headers', 'extensionMethods', 'rules',
+  'fixtures', 'tests',
+] // prettier-ignore
 /** The resolver's options a file can set (code-only ones, such as `dispatcher`, are not among them). */
 const SERVICE_KEYS = [
   'baseUrl', 'timeout', 'maxResponseBytes', 'userAgent', 'allowInsecureHttp', 'cache', 'roles', 'maxInflight', 'retries',
@@ -41,7 +46,10 @@ const ALLOW_VALUES = ['anyone', 'signed-in']
 const DEFAULT_TRUSTED = ['127.0.0.1/32', '::1/128']
 // An HTTP token (RFC 9110): what a header name and a cookie name may be.
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/
-const METHOD = /^[A-Z]{1,20}$/
+/** The methods of RFC 9110 (section 9): the only ones a rule may name unless `extensionMethods` lists more. */
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']
+// An extension method as the gate can read it from a proxy: letters, then letters, digits, "-" or "_".
+const EXTENSION_METHOD = /^[A-Z][A-Z0-9_-]{0,19}$/
 const HOST = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
 const SECRET_MIN = 32
 const COOKIE_MAX_AGE = 8 * 3_600_000
@@ -133,7 +141,20 @@ function readListen(problems: ProblemList, value: unknown): { host: string; port
   return { host: (match[1] ?? match[2]) as string, port }
 }
 
-function readRule(problems: ProblemList, path: Path, value: unknown, index: number): GateRule | undefined {
+/** A rule as read, and whether it was read without a problem (only those are compared for reachability). */
+interface ReadRule {
+  readonly rule: GateRule
+  readonly sound: boolean
+}
+
+function readRule(
+  problems: ProblemList,
+  path: Path,
+  value: unknown,
+  context: { index: number; methodsKnown: readonly string[] },
+): ReadRule | undefined {
+  const { index, methodsKnown } = context
+  const before = problems.items.length
   const rule = objectAt(problems, path, value, true)
   if (rule === undefined) return undefined
   keysOf(problems, path, rule, RULE_KEYS)
@@ -151,7 +172,12 @@ function readRule(problems: ProblemList, path: Path, value: unknown, index: numb
   }
   const methods = stringListAt(problems, [...path, 'methods'], rule['methods'])
   methods?.forEach((method, i) => {
-    if (!METHOD.test(method.toUpperCase())) problems.add([...path, 'methods', i], 'must be an HTTP method such as GET')
+    if (methodsKnown.includes(method.toUpperCase())) return
+    problems.add(
+      [...path, 'methods', i],
+      `"${method}" is not an HTTP method of RFC 9110 (${HTTP_METHODS.join(', ')}) nor one of "extensionMethods"`,
+      nearestKey(method.toUpperCase(), methodsKnown),
+    )
   })
   const allow = rule['allow']
   const require = rule['require']
@@ -164,12 +190,57 @@ function readRule(problems: ProblemList, path: Path, value: unknown, index: numb
   }
   if (require !== undefined) readRequire(problems, [...path, 'require'], require)
   return {
-    ...(id === undefined ? {} : { id }),
-    ...(host === undefined ? {} : { host: host.toLowerCase() }),
-    ...(pathGlob === undefined ? {} : { path: pathGlob }),
-    ...(methods === undefined ? {} : { methods: methods.map((m) => m.toUpperCase()) }),
-    ...(allow === undefined ? {} : { allow: allow as 'anyone' | 'signed-in' }),
-    ...(require === undefined ? {} : { require: require as GateRule['require'] & object }),
+    rule: {
+      ...(id === undefined ? {} : { id }),
+      ...(host === undefined ? {} : { host: host.toLowerCase() }),
+      ...(pathGlob === undefined ? {} : { path: pathGlob }),
+      ...(methods === undefined ? {} : { methods: [...new Set(methods.map((m) => m.toUpperCase()))] }),
+      ...(allow === undefined ? {} : { allow: allow as 'anyone' | 'signed-in' }),
+      ...(require === undefined ? {} : { require: require as GateRule['require'] & object }),
+    },
+    sound: problems.items.length === before,
+  }
+}
+
+/** Reads `extensionMethods`: the methods a rule may name besides RFC 9110's. */
+function readExtensionMethods(problems: ProblemList, value: unknown): string[] {
+  const given = stringListAt(problems, ['extensionMethods'], value) ?? []
+  const methods: string[] = []
+  given.forEach((method, index) => {
+    const upper = method.toUpperCase()
+    if (!EXTENSION_METHOD.test(upper)) problems.add(['extensionMethods', index], 'must be a method name such as PROPFIND')
+    else if (HTTP_METHODS.includes(upper)) problems.add(['extensionMethods', index], `${upper} is an RFC 9110 method already`)
+    else methods.push(upper)
+  })
+  return methods
+}
+
+/** A problem for each rule that an earlier rule leaves no request to (first match wins). */
+function reportUnreachable(problems: ProblemList, rules: readonly (ReadRule | undefined)[]): void {
+  rules.forEach((later, j) => {
+    if (later?.sound !== true) return
+    for (let i = 0; i < j; i++) {
+      const earlier = rules[i]
+      if (earlier?.sound !== true || !ruleCovers(earlier.rule, later.rule)) continue
+      problems.add(
+        ['rules', j],
+        `no request can reach this rule: rules[${i}] (id "${earlier.rule.id ?? i}") matches every request it matches, and the first match wins; put the narrower rule first`,
+      )
+      return
+    }
+  })
+}
+
+// What a group id (or type) in a configuration looks like: no white space (a pasted id's
+// trailing space would never match), not starting or ending with ":". The core checks the rest.
+const GROUP_ID_TEXT = /^(?![:])\S+(?<![:])$/
+
+function groupIdAt(problems: ProblemList, path: Path, id: string | undefined): void {
+  if (id !== undefined && !GROUP_ID_TEXT.test(id)) {
+    problems.add(
+      path,
+      `${JSON.stringify(id)} is not a group id: ids have no spaces and do not start or end with ":" (such as "fc:org:example.org")`,
+    )
   }
 }
 
@@ -181,22 +252,27 @@ function readRequire(problems: ProblemList, path: Path, value: unknown): void {
   if (kinds.length !== 1) {
     problems.add(path, 'needs exactly one of "group", "anyOf", "allOf" or "groupOfType" (and an optional "role")')
   }
-  if (require['group'] !== undefined) stringAt(problems, [...path, 'group'], require['group'])
-  if (require['groupOfType'] !== undefined) stringAt(problems, [...path, 'groupOfType'], require['groupOfType'])
-  if (require['anyOf'] !== undefined) stringListAt(problems, [...path, 'anyOf'], require['anyOf'])
-  if (require['allOf'] !== undefined) stringListAt(problems, [...path, 'allOf'], require['allOf'])
+  if (require['group'] !== undefined) groupIdAt(problems, [...path, 'group'], stringAt(problems, [...path, 'group'], require['group']))
+  if (require['groupOfType'] !== undefined)
+    groupIdAt(problems, [...path, 'groupOfType'], stringAt(problems, [...path, 'groupOfType'], require['groupOfType']))
+  for (const kind of ['anyOf', 'allOf']) {
+    if (require[kind] === undefined) continue
+    stringListAt(problems, [...path, kind], require[kind])?.forEach((id, index) => groupIdAt(problems, [...path, kind, index], id))
+  }
   if (require['role'] !== undefined) stringAt(problems, [...path, 'role'], require['role'])
 }
 
 /**
- * Checks a configuration and returns its settings, or `undefined` with the problems added
- * to `problems`. Requirements are checked against the resolver later, when rules are compiled.
+ * Checks a configuration and returns its settings, with every problem found added to
+ * `problems`. The settings are returned even when there are problems (what could not be
+ * read is left at its default), so that later checks (the requirements, against the
+ * resolver) report theirs in the same run; the caller refuses the configuration when
+ * `problems` grew.
  */
-export function readGateSettings(input: unknown, problems: ProblemList): GateSettings | undefined {
-  const before = problems.items.length
+export function readGateSettings(input: unknown, problems: ProblemList): GateSettings {
   if (!isObject(input)) {
     problems.add([], 'the configuration must be a mapping with at least "service" and "rules"')
-    return undefined
+    return readGateSettings({ rules: null, service: null }, new ProblemList())
   }
   keysOf(problems, [], input, TOP_KEYS)
   const listen = readListen(problems, input['listen'])
@@ -293,23 +369,33 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     token: tokenIn === true ? 'X-Voot-Token' : typeof tokenIn === 'string' ? tokenIn : undefined,
   }
 
+  const methodsKnown = [...HTTP_METHODS, ...readExtensionMethods(problems, input['extensionMethods'])]
   const rules: GateRule[] = []
-  if (input['rules'] === undefined) problems.add(['rules'], 'is required: an ordered list of rules (no match denies)')
+  const read: (ReadRule | undefined)[] = []
+  if (input['rules'] === undefined || input['rules'] === null)
+    problems.add(['rules'], 'is required: an ordered list of rules (no match denies)')
   else if (!Array.isArray(input['rules']) || input['rules'].length === 0) problems.add(['rules'], 'must be a non-empty list')
   else {
     const ids = new Map<string, number>()
     input['rules'].forEach((value: unknown, index: number) => {
-      const rule = readRule(problems, ['rules', index], value, index)
-      if (rule === undefined) return
-      const id = rule.id ?? String(index)
+      const found = readRule(problems, ['rules', index], value, { index, methodsKnown })
+      read.push(found)
+      if (found === undefined) return
+      const id = found.rule.id ?? String(index)
       const seen = ids.get(id)
       if (seen !== undefined) problems.add(['rules', index, 'id'], `repeats the id of rules[${seen}]`)
       ids.set(id, index)
-      rules.push(rule)
+      rules.push({ ...found.rule, id })
     })
+    reportUnreachable(problems, read)
   }
+  const policy = readPolicySettings(
+    problems,
+    input['fixtures'],
+    input['tests'],
+    rules.map((rule) => rule.id as string),
+  )
 
-  if (problems.items.length > before) return undefined
   return {
     listen,
     trustedProxies: trustedGiven ?? DEFAULT_TRUSTED,
@@ -320,5 +406,6 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     redirectHosts: redirectHosts.map((host) => host.toLowerCase()),
     headers,
     rules,
+    policy,
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Requirement } from '../src/index.js'
+import type { GateFixtures, GatePolicyTest, PolicySettings } from './policy-config.js'
 
 /**
  * A duration: a string such as `30s`, `8h`, `1h30m`, `250ms`, or a number of seconds.
@@ -48,7 +49,7 @@ export interface GateRule {
   readonly host?: string
   /** A glob: `*` is one path segment, `**` any number (so `/admin/**` matches `/admin` too). Default: every path. */
   readonly path?: string
-  /** Methods, such as `[GET, HEAD]`. Default: all. */
+  /** Methods, such as `[GET, HEAD]` (any case): those of RFC 9110 and of `extensionMethods`. Default: all. */
   readonly methods?: readonly string[]
   /** `anyone` (no credentials needed) or `signed-in` (a valid personal token). */
   readonly allow?: 'anyone' | 'signed-in'
@@ -84,8 +85,14 @@ export interface GateConfig {
   readonly redirectHosts?: readonly string[]
   /** Names of the headers sent to the app; `token: true` also passes the access token. */
   readonly headers?: { readonly user?: string; readonly rule?: string; readonly token?: boolean | string }
-  /** Ordered; first match wins; no match denies. */
+  /** Methods a rule may name besides RFC 9110's (`GET`, `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE`, `OPTIONS`, `TRACE`, `CONNECT`), such as `[PROPFIND, MKCOL]`. */
+  readonly extensionMethods?: readonly string[]
+  /** Ordered; first match wins; no match denies. A rule no request can reach (an earlier one takes all its requests) is refused. */
   readonly rules: readonly GateRule[]
+  /** Who is in what, for the policy `tests` only (never used to decide a real request). */
+  readonly fixtures?: GateFixtures
+  /** Policy tests, run offline by `voot-guard gate --test` (and `--check`). */
+  readonly tests?: readonly GatePolicyTest[]
 }
 
 /** A rule, compiled. */
@@ -106,8 +113,9 @@ export interface CompiledRule {
  *
  * @example
  * ```ts
- * const settings: GateSettings | undefined = readGateSettings(parsedYaml, problems)
- * if (settings !== undefined) console.log(settings.listen.port)
+ * const problems = new ProblemList()
+ * const settings: GateSettings = readGateSettings(parsedYaml, problems)
+ * if (problems.items.length === 0) console.log(settings.listen.port)
  * ```
  */
 export interface GateSettings {
@@ -121,4 +129,6 @@ export interface GateSettings {
   readonly redirectHosts: readonly string[]
   readonly headers: { readonly user: string; readonly rule: string; readonly token: string | undefined }
   readonly rules: readonly GateRule[]
+  /** The policy tests and their fixtures. */
+  readonly policy: PolicySettings
 }

@@ -7,8 +7,8 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
-import { DEFAULT_CACHE_TTL, type GuardCore } from '../src/adapter-kit.js'
-import { InvalidOptionError, type SharedCache, VootError } from '../src/index.js'
+import { DEFAULT_CACHE_TTL, nearestKey, type GuardCore } from '../src/adapter-kit.js'
+import { group, InvalidOptionError, type SharedCache, VootError } from '../src/index.js'
 import { createRedisCache } from '../redis/index.js'
 import { jsonAnswer, writeAnswer, type Answer } from './answer.js'
 import { createCheckFlow, createCheckHandler, type CheckFlow } from './check.js'
@@ -61,7 +61,8 @@ export interface GateOptions {
   readonly logger?: { warn(message: string): void }
 }
 
-interface Built {
+/** A configuration read and built, nothing connected yet. */
+export interface Built {
   readonly settings: GateSettings
   readonly flow: CheckFlow
   readonly core: GuardCore
@@ -69,39 +70,102 @@ interface Built {
   readonly oauth: GateOAuth | undefined
 }
 
-/** Adds the error of a factory that refused an option to `problems`, under `section`. */
-function refused(problems: ProblemList, section: string, error: unknown): void {
+/** Adds the error of a factory that refused an option to `problems`, under `section`; returns the option's path. */
+function refused(problems: ProblemList, section: string, error: unknown): string[] {
   if (error instanceof InvalidOptionError) {
     const option = error.option.replace(/^\(options\)$/, '')
     const path = option === '' ? [section] : [section, ...option.split('.')]
-    problems.add(path, error.message.replace(/^options\.[^:]*: /, ''))
-    return
+    // The reading may have said it already (a missing baseUrl): once is enough.
+    if (!problems.covers(path)) problems.add(path, error.message.replace(/^options\.[^:]*: /, ''))
+    return path.slice(1)
   }
   if (error instanceof VootError) {
-    problems.add([section], error.message)
-    return
+    if (!problems.covers([section])) problems.add([section], error.message)
+    return []
   }
   throw error
 }
 
-/** Reads and builds everything but the network connections; throws {@link GateConfigError}. */
-function build(config: unknown, sharedCache: (redis: GateSettings['redis']) => SharedCache | undefined): Built {
+/** Where a refused option stands in for itself so that checking goes on: never served (the configuration is refused). */
+const STAND_IN: Readonly<Record<string, unknown>> = { baseUrl: 'http://127.0.0.1/' }
+
+/** `options` without the option at `path` (or with its stand-in), so that the factory can say what else it refuses. */
+function without(options: Readonly<Record<string, unknown>>, path: readonly string[]): Record<string, unknown> {
+  const [head, ...rest] = path
+  if (head === undefined) return { ...options }
+  const inner = options[head]
+  if (rest.length > 0 && typeof inner === 'object' && inner !== null) {
+    return { ...options, [head]: without(inner as Record<string, unknown>, rest) }
+  }
+  if (rest.length === 0 && head in STAND_IN) return { ...options, [head]: STAND_IN[head] }
+  return Object.fromEntries(Object.entries(options).filter(([key]) => key !== head))
+}
+
+/**
+ * Makes the check flow from `service`. The resolver's factory throws at the first option it
+ * refuses: each refused option is recorded, taken out (or stood in for), and the factory
+ * asked again, so that one run reports every refused option and the rules are still
+ * checked against a resolver (against the default roles when `roles` itself is refused).
+ */
+function checkFlowOf(problems: ProblemList, service: Readonly<Record<string, unknown>>, extra: Record<string, unknown>): CheckFlow {
+  let options: Record<string, unknown> = { ...service }
+  const seen = new Set<string>()
+  for (;;) {
+    try {
+      return createCheckFlow({ ...options, ...extra, realm: 'voot-gate' })
+    } catch (error) {
+      const path = refused(problems, 'service', error)
+      const key = path.join('.')
+      // An error that names no option, or one already taken out: check on with the stand-ins alone.
+      if (path.length === 0 || seen.has(key)) return createCheckFlow({ ...STAND_IN, realm: 'voot-gate' })
+      seen.add(key)
+      options = without(options, path)
+    }
+  }
+}
+
+/** Checks the fixtures' group ids and roles against the resolver, as a rule's are. */
+function checkFixtures(settings: GateSettings, core: GuardCore, problems: ProblemList): void {
+  const { roles } = core.resolver
+  for (const memberships of settings.policy.fixtures.values()) {
+    for (const membership of memberships) {
+      try {
+        core.prepare(group(membership.groupId))
+      } catch (error) {
+        if (!(error instanceof VootError)) throw error
+        problems.add(membership.path, error.message)
+        continue
+      }
+      if (membership.role !== '' && !roles.includes(membership.role)) {
+        problems.add(
+          membership.path,
+          `unknown role ${JSON.stringify(membership.role)}: the resolver's roles are ${roles.join(' < ')}`,
+          nearestKey(membership.role, roles),
+        )
+      }
+    }
+  }
+}
+
+/**
+ * Reads and builds everything but the network connections; throws {@link GateConfigError}
+ * with every problem found. Each part is checked even when an earlier one has problems.
+ * `extra` are resolver options a file cannot hold (the policy tests' `dispatcher`).
+ */
+export function buildGate(
+  config: unknown,
+  sharedCache: (redis: GateSettings['redis']) => SharedCache | undefined,
+  extra: Record<string, unknown> = {},
+): Built {
   const problems = new ProblemList()
   const settings = readGateSettings(config, problems)
-  if (settings === undefined) throw new GateConfigError(problems.items)
   let shared: SharedCache | undefined
   try {
-    shared = sharedCache(settings.redis)
+    shared = problems.items.length === 0 ? sharedCache(settings.redis) : undefined
   } catch (error) {
     refused(problems, 'redis', error)
   }
-  let flow: CheckFlow | undefined
-  try {
-    const options = { ...settings.service, realm: 'voot-gate', ...(shared === undefined ? {} : { sharedCache: shared }) }
-    flow = createCheckFlow(options)
-  } catch (error) {
-    refused(problems, 'service', error)
-  }
+  const flow = checkFlowOf(problems, settings.service, { ...extra, ...(shared === undefined ? {} : { sharedCache: shared }) })
   let oauth: GateOAuth | undefined
   if (settings.oauth !== undefined) {
     try {
@@ -111,10 +175,11 @@ function build(config: unknown, sharedCache: (redis: GateSettings['redis']) => S
       refused(problems, 'oauth', error)
     }
   }
-  const core = flow?.core
-  const rules = core === undefined ? [] : compileRules(settings.rules, core, problems)
-  if (problems.items.length > 0 || flow === undefined || core === undefined) {
-    void core?.resolver.close()
+  const { core } = flow
+  const rules = compileRules(settings.rules, core, problems)
+  checkFixtures(settings, core, problems)
+  if (problems.items.length > 0) {
+    void core.resolver.close()
     throw new GateConfigError(problems.items)
   }
   return { settings, flow, core, rules, oauth }
@@ -130,7 +195,7 @@ function build(config: unknown, sharedCache: (redis: GateSettings['redis']) => S
  */
 export async function checkGateConfig(config: unknown): Promise<readonly GateConfigProblem[]> {
   try {
-    const built = build(config, () => undefined)
+    const built = buildGate(config, () => undefined)
     await built.core.resolver.close()
     return []
   } catch (error) {
@@ -195,7 +260,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   let redis: RedisConnection | undefined
   let built: Built
   try {
-    built = build(config, (settings) => {
+    built = buildGate(config, (settings) => {
       if (settings === undefined) return undefined
       redis = redisConnection(settings, warn)
       return redis.cache

@@ -26,3 +26,12 @@ export { loadGateConfig, type LoadedGateConfig } from './config-file.js'
 export { startGateServer, type GateServer, type GateServerOptions } from './server.js'
 export { formatConfigProblem, GateConfigError, type GateConfigProblem } from './config-problem.js'
 export type { GateConfig, GateDuration, GateRequirement, GateRule, GateSettings } from './config-types.js'
+export type { GateFixtureMembership, GateFixtures, GatePolicyTest, PolicyTest } from './policy-config.js'
+export {
+  createPolicyRunner,
+  type PolicyOutcome,
+  type PolicyRequest,
+  type PolicyRunner,
+  type PolicyTestResult,
+  type PolicyVerdict,
+} from './policy-tests.js'

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { IncomingMessage } from 'node:http'
+import type { IncomingHttpHeaders } from 'node:http'
 import { isLoopbackHostname } from './loopback.js'
 import { normaliseHost } from './path-normalise.js'
 
@@ -22,6 +22,17 @@ export interface OriginalRequest {
   readonly target: string
 }
 
+/**
+ * What the gate reads of a proxy's check request: a `node:http` `IncomingMessage` is one;
+ * the policy tests make theirs in memory.
+ */
+export interface ProxyRequest {
+  readonly method?: string | undefined
+  readonly headers: IncomingHttpHeaders
+  readonly rawHeaders: readonly string[]
+  readonly socket: { readonly remoteAddress?: string | undefined }
+}
+
 /** The check endpoints, by the proxy protocol they speak. */
 export type CheckProtocol = 'auth-request' | 'forward-auth' | 'ext-authz'
 
@@ -29,7 +40,7 @@ export type CheckProtocol = 'auth-request' | 'forward-auth' | 'ext-authz'
 export const EXT_AUTHZ_PREFIX = '/_gate/ext-authz'
 
 /** The one value of header `name` (lower-case), or `undefined` when it is missing or repeated. */
-export function singleHeader(req: IncomingMessage, name: string): string | undefined {
+export function singleHeader(req: ProxyRequest, name: string): string | undefined {
   const raw = req.rawHeaders
   let found: string | undefined
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -75,7 +86,7 @@ function build(method: string | undefined, scheme: string | undefined, authority
  * originalRequest('forward-auth', req) // { method: 'GET', scheme: 'https', host: 'wiki.example.org', ... }
  * ```
  */
-export function originalRequest(protocol: CheckProtocol, req: IncomingMessage, url: string): OriginalRequest | undefined {
+export function originalRequest(protocol: CheckProtocol, req: ProxyRequest, url: string): OriginalRequest | undefined {
   switch (protocol) {
     case 'auth-request': {
       // nginx: X-Original-URL is $scheme://$http_host$request_uri, not resolved by any URL parser.
@@ -106,7 +117,7 @@ export function originalRequest(protocol: CheckProtocol, req: IncomingMessage, u
  * Whether the original request came from a browser that can be sent to sign in: a GET or
  * HEAD that accepts HTML and carries no `Authorization` header (an API client's 401 stays a 401).
  */
-export function isBrowserRequest(req: IncomingMessage, original: OriginalRequest): boolean {
+export function isBrowserRequest(req: ProxyRequest, original: OriginalRequest): boolean {
   if (original.method !== 'GET' && original.method !== 'HEAD') return false
   if (req.headers.authorization !== undefined) return false
   const accept = req.headers.accept

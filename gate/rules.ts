@@ -6,7 +6,7 @@
  * @module
  */
 import { allOf, anyOf, authenticated, group, groupOfType, type Requirement, VootError } from '../src/index.js'
-import type { GuardCore } from '../src/adapter-kit.js'
+import { nearestKey, type GuardCore } from '../src/adapter-kit.js'
 import type { ProblemList } from './config-problem.js'
 import type { CompiledRule, GateRule } from './config-types.js'
 
@@ -28,28 +28,66 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source === '' ? '/' : source}$`, 's')
 }
 
-function requirementOf(rule: GateRule): Requirement {
+/** What a rule requires, in the words of the core's builders; `undefined` for a shape the reading refused already. */
+function requirementOf(rule: GateRule): Requirement | undefined {
   if (rule.allow === 'signed-in') return authenticated()
-  const want = rule.require as Record<string, unknown>
-  const role = want['role'] as string | undefined
-  if (typeof want['group'] === 'string') return group(want['group'], role)
-  if (typeof want['groupOfType'] === 'string') return groupOfType(want['groupOfType'], role)
-  const ids = (want['anyOf'] ?? want['allOf']) as readonly string[]
-  const parts = ids.map((id) => group(id, role))
-  return want['anyOf'] !== undefined ? anyOf(...parts) : allOf(...parts)
+  const want = rule.require as unknown
+  if (typeof want !== 'object' || want === null) return undefined
+  const { group: id, groupOfType: type, anyOf: any, allOf: all, role } = want as Record<string, unknown>
+  const roleOf = typeof role === 'string' ? role : undefined
+  if (typeof id === 'string') return group(id, roleOf)
+  if (typeof type === 'string') return groupOfType(type, roleOf)
+  const ids = any ?? all
+  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((item) => typeof item === 'string')) return undefined
+  const parts = ids.map((each) => group(each, roleOf))
+  return any !== undefined ? anyOf(...parts) : allOf(...parts)
+}
+
+/**
+ * Every problem of a rule's requirement, each at its own key: each group id on its own (so
+ * that two bad ids of an `anyOf` are two problems), then the role against the resolver's
+ * roles, with the nearest one as a suggestion.
+ */
+function requirementProblems(rule: GateRule, index: number, core: GuardCore, problems: ProblemList): void {
+  const path = ['rules', index, 'require']
+  const want = rule.require as Record<string, unknown> | undefined
+  if (typeof want !== 'object' || want === null) return
+  const attempt = (at: (string | number)[], make: () => Requirement, suggest?: string) => {
+    try {
+      core.prepare(make())
+    } catch (error) {
+      if (!(error instanceof VootError)) throw error
+      problems.add(at, error.message, suggest)
+    }
+  }
+  if (typeof want['group'] === 'string') attempt([...path, 'group'], () => group(want['group'] as string))
+  for (const kind of ['anyOf', 'allOf']) {
+    const ids = want[kind]
+    if (Array.isArray(ids)) ids.forEach((id, k) => typeof id === 'string' && attempt([...path, kind, k], () => group(id)))
+  }
+  if (typeof want['groupOfType'] === 'string') attempt([...path, 'groupOfType'], () => groupOfType(want['groupOfType'] as string))
+  const role = want['role']
+  if (typeof role === 'string') {
+    // The role on its own, on a requirement whose other parts cannot fail.
+    attempt([...path, 'role'], () => groupOfType('voot-guard:role-check', role), nearestKey(role, core.resolver.roles))
+  }
 }
 
 /**
  * Compiles rules; a requirement the core refuses (an invalid group id, a role the resolver
- * does not know) is added to `problems` under its rule.
+ * does not know) is added to `problems` under its rule, every one of them.
  */
 export function compileRules(rules: readonly GateRule[], core: GuardCore, problems: ProblemList): CompiledRule[] {
   const compiled: CompiledRule[] = []
   rules.forEach((rule, index) => {
     let decision: CompiledRule['decision'] = 'anyone'
     if (rule.allow !== 'anyone') {
+      const before = problems.items.length
+      requirementProblems(rule, index, core, problems)
+      const requirement = problems.items.length === before ? requirementOf(rule) : undefined
+      if (requirement === undefined) return
       try {
-        decision = core.prepare(requirementOf(rule))
+        decision = core.prepare(requirement)
       } catch (error) {
         if (!(error instanceof VootError)) throw error
         problems.add(['rules', index, 'require'], error.message)

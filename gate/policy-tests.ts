@@ -1,0 +1,189 @@
+/**
+ * Running a configuration's policy tests, and explaining one request: offline, through the
+ * gate's own check (path reading, rule matching, the kit's flow, the guard core, the
+ * resolver and its decision engine), with the fixtures as the group service. What a test
+ * says is what the gate would answer, not what a second copy of the rules thinks.
+ *
+ * @module
+ */
+import type { ExplainedNode } from '../src/index.js'
+import type { Answer } from './answer.js'
+import { createCheckHandler, type CheckHandler } from './check.js'
+import type { CompiledRule } from './config-types.js'
+import { createFixtureService } from './fixture-service.js'
+import { ProblemList } from './config-problem.js'
+import { readGateSettings } from './config-read.js'
+import { buildGate, type Built } from './gate.js'
+import { createGateMetrics } from './metrics.js'
+import type { ProxyRequest } from './original-request.js'
+import type { PolicyTest } from './policy-config.js'
+
+/** What the gate answered, in the words of a test's `expect`; `unavailable` is a 503 (or any other status). */
+export type PolicyOutcome = 'allow' | 'deny' | 'signin' | 'unavailable'
+
+/** One request, decided. */
+export interface PolicyVerdict {
+  readonly outcome: PolicyOutcome
+  readonly status: number
+  /** The rule that answered; `undefined` when the request was refused before any rule (an ambiguous path, an unknown host) or matched none. */
+  readonly rule: string | undefined
+  /** Why, in words: the 403's or 401's `error_description`, or what the rule allows. */
+  readonly reason: string
+  /** The decision tree of the rule's requirement for this user (none for `anyone`, anonymous or no rule). */
+  readonly tree: ExplainedNode | undefined
+}
+
+/** One policy test's result. */
+export interface PolicyTestResult {
+  readonly test: PolicyTest
+  readonly ok: boolean
+  readonly verdict: PolicyVerdict
+}
+
+/** The request to decide: a method and an absolute URL as written, and who sends it. */
+export interface PolicyRequest {
+  readonly method: string
+  readonly scheme: 'http' | 'https'
+  readonly authority: string
+  readonly target: string
+  /** `undefined`: no credentials (anonymous). */
+  readonly token: string | undefined
+}
+
+/** Decides requests the way the gate would; see {@link createPolicyRunner}. */
+export interface PolicyRunner {
+  /** The configuration as built (its settings and compiled rules). */
+  readonly built: Built
+  /** The fixtures' token for `user` (only when made from fixtures). */
+  tokenOf(user: string): string
+  decide(request: PolicyRequest): Promise<PolicyVerdict>
+  /** Every test of the configuration, in order. */
+  runTests(): Promise<PolicyTestResult[]>
+  close(): Promise<void>
+}
+
+const OUTCOMES: Readonly<Record<number, PolicyOutcome>> = { 200: 'allow', 401: 'signin', 302: 'signin', 403: 'deny' }
+
+function reasonOf(answer: Answer, rule: CompiledRule | undefined): string {
+  if (answer.status === 200) return rule?.decision === 'anyone' ? 'the rule lets anyone in' : 'the requirement is met'
+  if (answer.status === 302) return 'a browser is sent to sign in'
+  try {
+    const body = JSON.parse(answer.body ?? '{}') as { error_description?: unknown; detail?: unknown }
+    const text = body.error_description ?? body.detail
+    if (typeof text === 'string') return text
+  } catch {
+    // Not JSON: the status says it.
+  }
+  return `status ${answer.status}`
+}
+
+/**
+ * Builds the configuration (refusing it as the gate would: a `GateConfigError` with every
+ * problem) and returns a runner that decides requests through the gate's check. Without
+ * `live`, the group service is the configuration's `fixtures`, served in process with the
+ * network disabled; with `live: true`, requests go to the configured group service (for
+ * `--explain` with a real token).
+ *
+ * @example
+ * ```ts
+ * const runner = createPolicyRunner(loaded.config)
+ * for (const result of await runner.runTests()) console.log(result.ok ? 'ok' : 'not ok', result.test.title)
+ * await runner.close()
+ * ```
+ */
+export function createPolicyRunner(config: unknown, options: { readonly live?: boolean } = {}): PolicyRunner {
+  // The fixtures and the service's address, read first: the resolver is made with the fixtures' dispatcher.
+  const preview = readGateSettings(config, new ProblemList())
+  const service = options.live === true ? undefined : createFixtureService(addressOf(preview.service['baseUrl']), preview.policy.fixtures)
+  let built: Built
+  try {
+    built = buildGate(config, () => undefined, service === undefined ? {} : { dispatcher: service.dispatcher })
+  } catch (error) {
+    void service?.close()
+    throw error
+  }
+  const { flow, core, rules, settings } = built
+  let answered: CompiledRule | undefined
+  // Browsers are not sent to sign in (an API client's 401 says the same), and no userinfo is asked: no OAuth client.
+  const check: CheckHandler = createCheckHandler({
+    flow,
+    rules,
+    settings,
+    trusted: () => true,
+    cookies: undefined,
+    oauth: undefined,
+    metrics: createGateMetrics(),
+    now: Date.now,
+    onAnswer: (_answer, rule) => (answered = rule),
+  })
+
+  async function decide(request: PolicyRequest): Promise<PolicyVerdict> {
+    // The request as Caddy's forward_auth would describe it (the protocol that carries every part as sent).
+    const headers: Record<string, string> = {
+      'x-forwarded-method': request.method,
+      'x-forwarded-proto': request.scheme,
+      'x-forwarded-host': request.authority,
+      'x-forwarded-uri': request.target,
+      accept: 'application/json',
+    }
+    if (request.token !== undefined) headers['authorization'] = `Bearer ${request.token}`
+    const proxyRequest: ProxyRequest = {
+      method: 'GET',
+      headers,
+      rawHeaders: Object.entries(headers).flat(),
+      socket: { remoteAddress: '127.0.0.1' },
+    }
+    answered = undefined
+    const answer = await check('forward-auth', proxyRequest, '/_gate/forward-auth')
+    // Set by onAnswer during the check (TypeScript cannot see a callback assign it).
+    const rule = answered as CompiledRule | undefined
+    let tree: ExplainedNode | undefined
+    if (request.token !== undefined && rule !== undefined && rule.decision !== 'anyone' && answer.status !== 401) {
+      tree = await core.resolver.explain(request.token, rule.decision).then(
+        (explained) => explained.tree,
+        () => undefined,
+      )
+    }
+    return {
+      outcome: OUTCOMES[answer.status] ?? 'unavailable',
+      status: answer.status,
+      rule: rule?.id,
+      reason: reasonOf(answer, rule),
+      tree,
+    }
+  }
+
+  function tokenOf(user: string): string {
+    if (service === undefined) throw new Error('no fixtures: the runner asks the group service')
+    return service.tokenOf(user)
+  }
+
+  return {
+    built,
+    tokenOf,
+    decide,
+    async runTests() {
+      const results: PolicyTestResult[] = []
+      for (const test of settings.policy.tests) {
+        const token = test.as === undefined ? undefined : tokenOf(test.as)
+        const verdict = await decide({ ...test, token })
+        const ok = verdict.outcome === test.expect && (test.rule === undefined || test.rule === verdict.rule)
+        results.push({ test, ok, verdict })
+      }
+      return results
+    },
+    async close() {
+      await core.resolver.close()
+      await service?.close()
+    },
+  }
+}
+
+/** The service's address for the fixtures, or a stand-in when the configuration's is not one (the build refuses it then). */
+function addressOf(baseUrl: unknown): string {
+  try {
+    return new URL(String(baseUrl)).href
+  } catch {
+    return 'http://127.0.0.1/'
+  }
+}
