@@ -54,6 +54,22 @@ export function hasTokenFlag(args: readonly string[]): boolean {
   return false
 }
 
+/**
+ * `args` without a bare `--token` flag (`--token` last, or followed by another long
+ * option), and whether there was one. `voot-guard gate --explain` takes such a flag to mean
+ * "the token in VOOT_TOKEN"; a `--token` with a value after it stays, and is refused.
+ */
+export function withoutBareTokenFlag(args: readonly string[]): { args: string[]; bare: boolean } {
+  const rest: string[] = []
+  let bare = false
+  args.forEach((arg, index) => {
+    const next = args[index + 1]
+    if (arg === '--token' && (next === undefined || OPTION_NAME.test(next.split('=')[0] ?? ''))) bare = true
+    else rest.push(arg)
+  })
+  return { args: rest, bare }
+}
+
 /** What a mistyped long option looks like (and a pasted token, in practice, does not). */
 const OPTION_NAME = /^--[a-z][a-z0-9-]{0,23}$/
 

@@ -10,7 +10,7 @@
  */
 import type { GateConfig, GateConfigProblem, PolicyRunner, PolicyTestResult, PolicyVerdict } from '../gate/index.js'
 import { InvalidArgumentError } from '../src/index.js'
-import { parseCommandArguments } from './arguments.js'
+import { parseCommandArguments, withoutBareTokenFlag } from './arguments.js'
 import type { Command } from './command.js'
 import { reportError } from './error-report.js'
 import { EXIT_DENIED, EXIT_OK } from './exit-codes.js'
@@ -53,18 +53,6 @@ Exit codes: 0 valid, tests passed, or explained; 1 problems in the configuration
 failed test; 2 a wrong command line. Stops gracefully on SIGTERM or Ctrl-C: answers under
 way finish first.
 `
-
-/** `--token` alone (no value: the token is in VOOT_TOKEN); any value after it is refused with the reason. */
-function takeTokenFlag(args: readonly string[]): { args: string[]; token: boolean } {
-  const rest: string[] = []
-  let token = false
-  args.forEach((arg, index) => {
-    const next = args[index + 1]
-    if (arg === '--token' && (next === undefined || next.startsWith('-'))) token = true
-    else rest.push(arg)
-  })
-  return { args: rest, token }
-}
 
 function sortedByPlace(problems: readonly GateConfigProblem[]): GateConfigProblem[] {
   const at = (problem: GateConfigProblem) => (problem.line ?? Number.MAX_SAFE_INTEGER) * 10_000 + (problem.column ?? 0)
@@ -155,7 +143,7 @@ export const gateCommand: Command = {
   async run(args, io) {
     const { signal: stopped, dispose } = commandStopSignal(io.signal)
     try {
-      const taken = takeTokenFlag(args)
+      const taken = withoutBareTokenFlag(args)
       const values = parseCommandArguments(taken.args, OPTIONS)
       if (values.help === true) {
         io.stdout.write(HELP)
@@ -165,11 +153,11 @@ export const gateCommand: Command = {
         throw new InvalidArgumentError('--config is required: the gate configuration file (.yaml, .yml or .json)')
       const modes = [values.check, values.test, values.explain !== undefined].filter((on) => on === true).length
       if (modes > 1) throw new InvalidArgumentError('give one of --check, --test and --explain')
-      if (values.explain === undefined && (values.as !== undefined || taken.token))
+      if (values.explain === undefined && (values.as !== undefined || taken.bare))
         throw new InvalidArgumentError('--as and --token go with --explain')
-      if (values.explain !== undefined && (values.as === undefined) === !taken.token)
+      if (values.explain !== undefined && (values.as === undefined) === !taken.bare)
         throw new InvalidArgumentError('--explain needs exactly one of --as USER (from the fixtures) and --token (VOOT_TOKEN)')
-      const token = taken.token ? tokenFromEnvironment(io.env) : undefined
+      const token = taken.bare ? tokenFromEnvironment(io.env) : undefined
       // Loaded only here: the other commands need none of the gate's code.
       const gate = await import('../gate/index.js')
       const file = values.config

@@ -6,7 +6,7 @@
  * @module
  */
 import { VERSION } from '../src/index.js'
-import { hasTokenFlag, TOKEN_FROM_ENVIRONMENT } from './arguments.js'
+import { hasTokenFlag, TOKEN_FROM_ENVIRONMENT, withoutBareTokenFlag } from './arguments.js'
 import { checkCommand } from './check-command.js'
 import type { Command } from './command.js'
 import { emulatorCommand } from './emulator-command.js'
@@ -41,7 +41,8 @@ Options:
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // Wherever it stands, even before the command: the reason matters more than the syntax.
-  if (hasTokenFlag(argv)) {
+  // `gate --explain` alone takes a bare `--token` (the token is then read from VOOT_TOKEN).
+  if (hasTokenFlag(argv[0] === 'gate' ? withoutBareTokenFlag(argv).args : argv)) {
     io.stderr.write(`voot-guard: --token is not accepted. ${TOKEN_FROM_ENVIRONMENT}\n`)
     return EXIT_ERROR
   }

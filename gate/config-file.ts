@@ -222,7 +222,10 @@ export async function loadGateConfig(
       found.push(problem)
     }
   }
-  const raw = valueOf(doc.contents, [], found)
+  const walked: Located[] = []
+  const raw = valueOf(doc.contents, [], walked)
+  // What the walk finds on a line a YAML error broke only follows from that error.
+  found.push(...walked.filter((item) => item.offset === undefined || !brokenLines.has(lines.linePos(item.offset).line)))
   const config = substitute(raw, env, [], found)
 
   const locate = (path: GateConfigPath, offset: number | undefined) => {

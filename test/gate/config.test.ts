@@ -99,7 +99,7 @@ rules:
 `
     const result = await check('role.yaml', text)
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(new RegExp(`${result.file.replace(/[.]/g, '\\.')}:5:5: rules\\[0\\]\\.require: .*boss`))
+    expect(result.stderr).toMatch(new RegExp(`${result.file.replace(/[.]/g, '\\.')}:5:45: rules\\[0\\]\\.require\\.role: .*boss`))
   })
 
   it('takes ${NAME} from the environment; a missing one is a problem at its line', async () => {
@@ -139,7 +139,7 @@ rules:
     expect(result.stderr).toContain(`${result.file}:3:35: rules[0].pathh: unknown key (did you mean "path"?)`)
     const broken = await check('broken.yaml', 'service:\n  baseUrl: [unclosed\nrules: []\n')
     expect(broken.code).toBe(1)
-    expect(broken.stderr).toMatch(/broken\.yaml:\d+:\d+: \(syntax\)/)
+    expect(broken.stderr).toMatch(/broken\.yaml:3:1: service\.baseUrl\[0\]: YAML: Flow sequence/)
   })
 
   it('refuses a missing file and an unknown extension', async () => {

@@ -106,7 +106,7 @@ describe('matchRule', () => {
   it('refuses a requirement the core refuses, under its rule', () => {
     const more = new ProblemList()
     compileRules([{ require: { group: 'fc:org:example.org', role: 'boss' } }], core, more)
-    expect(more.items.map((problem) => problem.key)).toEqual(['rules[0].require'])
+    expect(more.items.map((problem) => problem.key)).toEqual(['rules[0].require.role'])
   })
 })
 
