@@ -89,7 +89,8 @@ function valueOf(node: unknown, path: (string | number)[], found: Located[]): un
       message: `YAML reads an unquoted "*${node.source}" as an alias: quote the value, such as "*${node.source}"`,
       ...(offset === undefined ? {} : { offset }),
     })
-    return undefined
+    // Not a value any check accepts: the key's own checks then fail (quietly: this problem says it).
+    return { alias: node.source }
   }
   if (isScalar(node)) return node.value
   if (isSeq(node)) return node.items.map((item, index) => valueOf(item, [...path, index], found))

@@ -141,7 +141,7 @@ function readListen(problems: ProblemList, value: unknown): { host: string; port
   return { host: (match[1] ?? match[2]) as string, port }
 }
 
-/** A rule as read, and whether it was read without a problem (only those are compared for reachability). */
+/** A rule as read, and whether what it matches (host, path, methods) was read without a problem (only those are compared for reachability). */
 interface ReadRule {
   readonly rule: GateRule
   readonly sound: boolean
@@ -154,7 +154,6 @@ function readRule(
   context: { index: number; methodsKnown: readonly string[] },
 ): ReadRule | undefined {
   const { index, methodsKnown } = context
-  const before = problems.items.length
   const rule = objectAt(problems, path, value, true)
   if (rule === undefined) return undefined
   keysOf(problems, path, rule, RULE_KEYS)
@@ -162,6 +161,7 @@ function readRule(
   if (id !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(id)) {
     problems.add([...path, 'id'], 'must be 1 to 64 letters, digits, ".", "_", ":" or "-" (it is sent in a header)')
   }
+  const matching = problems.items.length
   const host = stringAt(problems, [...path, 'host'], rule['host'])
   if (host !== undefined && !HOST.test(host.toLowerCase())) {
     problems.add([...path, 'host'], 'must be a host name such as "wiki.example.org" or "*.example.org" (no port, no scheme)')
@@ -179,6 +179,8 @@ function readRule(
       nearestKey(method.toUpperCase(), methodsKnown),
     )
   })
+  // What the rule matches was read without a problem: enough to say whether it leaves a later rule any request.
+  const sound = problems.items.length === matching && !problems.covers(path)
   const allow = rule['allow']
   const require = rule['require']
   if ((allow === undefined) === (require === undefined)) {
@@ -198,7 +200,7 @@ function readRule(
       ...(allow === undefined ? {} : { allow: allow as 'anyone' | 'signed-in' }),
       ...(require === undefined ? {} : { require: require as GateRule['require'] & object }),
     },
-    sound: problems.items.length === before,
+    sound,
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
+import { runCli } from '../../cli/index.js'
 
 const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), 'utf8')
 
@@ -12,7 +13,25 @@ function fenced(markdown: string, language: string): string[] {
   return [...markdown.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1] as string)
 }
 
+/** The words of a shell command line: blanks split, double quotes group (all the docs use). */
+function words(command: string): string[] {
+  return [...command.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? (match[2] as string))
+}
+
 describe('docs/gate.md', () => {
+  it('shows the output its commands print, as they print it', async () => {
+    const doc = await read('docs/gate.md')
+    const shown = [...doc.matchAll(/<!-- output of: voot-guard (.+?) -->\n```text\n([\s\S]*?)```/g)]
+    expect(shown.length).toBeGreaterThanOrEqual(3)
+    for (const [, command, output] of shown) {
+      let printed = ''
+      const write = (text: string) => (printed += text)
+      // No variables set: a shown output never depends on the reader's environment.
+      await runCli(words(command as string), { stdout: { write }, stderr: { write }, env: {} })
+      expect(printed, command).toBe(output)
+    }
+  })
+
   it('shows examples/gate/nginx.conf and examples/gate/Caddyfile as they are', async () => {
     const doc = await read('docs/gate.md')
     expect(fenced(doc, 'nginx')).toEqual([await read('examples/gate/nginx.conf')])
