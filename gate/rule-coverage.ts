@@ -30,33 +30,39 @@ function methodsCover(outer: readonly string[] | undefined, inner: readonly stri
   return inner.every((method) => outer.includes(method))
 }
 
-/** Memoised over positions: `(i, j) => whether outer[i..] covers inner[j..]`, for an inner sequence of `innerLength`. */
-function coverage(innerLength: number, step: (i: number, j: number, again: (i: number, j: number) => boolean) => boolean): boolean {
+/**
+ * Whether the pattern `outer` matches every sequence the pattern `inner` matches, where
+ * `wildcard` stands for any run of items (zero or more) and any other item for one item that
+ * `itemCovers` decides. The same test serves segments (characters, `*`) and paths
+ * (segments, `**`). Memoised over the two positions, so it is quadratic, not exponential.
+ */
+function sequenceCovers<T>(outer: ArrayLike<T>, inner: ArrayLike<T>, wildcard: T, itemCovers: (a: T, b: T) => boolean): boolean {
   const memo = new Map<number, boolean>()
-  const again = (i: number, j: number): boolean => {
-    const key = i * (innerLength + 1) + j
+  const covers = (i: number, j: number): boolean => {
+    const key = i * (inner.length + 1) + j
     let known = memo.get(key)
     if (known === undefined) {
-      known = step(i, j, again)
+      known = step(i, j)
       memo.set(key, known)
     }
     return known
   }
-  return again(0, 0)
+  const step = (i: number, j: number): boolean => {
+    const x = i < outer.length ? outer[i] : undefined
+    const y = j < inner.length ? inner[j] : undefined
+    if (y === undefined) return x === undefined || (x === wildcard && covers(i + 1, j))
+    if (x === undefined) return false
+    // Only a wildcard matches every run a wildcard does.
+    if (y === wildcard) return x === wildcard && (covers(i, j + 1) || covers(i + 1, j))
+    if (x === wildcard) return covers(i + 1, j) || covers(i, j + 1)
+    return itemCovers(x, y) && covers(i + 1, j + 1)
+  }
+  return covers(0, 0)
 }
 
 /** Whether segment pattern `outer` (with `*`: any characters) matches every segment `inner` matches. */
 function segmentCovers(outer: string, inner: string): boolean {
-  if (outer === inner || outer === '*') return true
-  return coverage(inner.length, (i, j, again) => {
-    const a = outer[i]
-    const b = inner[j]
-    if (b === undefined) return a === undefined || (a === '*' && again(i + 1, j))
-    if (a === undefined) return false
-    if (b === '*') return a === '*' && (again(i, j + 1) || again(i + 1, j))
-    if (a === '*') return again(i + 1, j) || again(i, j + 1)
-    return a === b && again(i + 1, j + 1)
-  })
+  return outer === inner || outer === '*' || sequenceCovers(outer, inner, '*', (a, b) => a === b)
 }
 
 function segments(glob: string | undefined): readonly string[] {
@@ -65,17 +71,7 @@ function segments(glob: string | undefined): readonly string[] {
 
 /** Whether path glob `outer` (`undefined`: every path) matches every path `inner` matches. */
 export function pathCovers(outer: string | undefined, inner: string | undefined): boolean {
-  const a = segments(outer)
-  const b = segments(inner)
-  return coverage(b.length, (i, j, again) => {
-    const x = a[i]
-    const y = b[j]
-    if (y === undefined) return x === undefined || (x === '**' && again(i + 1, j))
-    if (x === undefined) return false
-    if (y === '**') return x === '**' && (again(i, j + 1) || again(i + 1, j))
-    if (x === '**') return again(i + 1, j) || again(i, j + 1)
-    return segmentCovers(x, y) && again(i + 1, j + 1)
-  })
+  return sequenceCovers(segments(outer), segments(inner), '**', segmentCovers)
 }
 
 /**

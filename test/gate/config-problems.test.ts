@@ -216,12 +216,13 @@ describe('createGate refuses what --check refuses, every problem at once', () =>
         { path: '/x', allow: 'anyone' },
       ],
     }
-    let error: unknown
-    try {
-      createGate(config as unknown as GateConfig)
-    } catch (caught) {
-      error = caught
-    }
+    const error = (() => {
+      try {
+        return createGate(config as unknown as GateConfig)
+      } catch (caught) {
+        return caught
+      }
+    })()
     expect(error).toBeInstanceOf(GateConfigError)
     expect((error as GateConfigError).problems.map((problem) => problem.key)).toEqual([
       'service.timeout',
