@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { GateConfig, GateConfigProblem, PolicyRunner, PolicyTestResult, PolicyVerdict } from '../gate/index.js'
+import type { GateConfig, GateConfigProblem, LoadedGateConfig, PolicyRunner, PolicyTestResult, PolicyVerdict } from '../gate/index.js'
 import { InvalidArgumentError } from '../src/index.js'
 import { parseCommandArguments, withoutBareTokenFlag } from './arguments.js'
 import type { Command } from './command.js'
@@ -51,7 +51,9 @@ Options:
 
 Exit codes: 0 valid, tests passed, or explained; 1 problems in the configuration or a
 failed test; 2 a wrong command line. Stops gracefully on SIGTERM or Ctrl-C: answers under
-way finish first.
+way finish first. On SIGHUP it reads the file again: a valid configuration serves new
+requests (answers under way finish under the old one), a refused one is reported problem by
+problem and the running one kept.
 `
 
 function sortedByPlace(problems: readonly GateConfigProblem[]): GateConfigProblem[] {
@@ -142,6 +144,7 @@ export const gateCommand: Command = {
   help: HELP,
   async run(args, io) {
     const { signal: stopped, dispose } = commandStopSignal(io.signal)
+    let hangUp: (() => void) | undefined
     try {
       const taken = withoutBareTokenFlag(args)
       const values = parseCommandArguments(taken.args, OPTIONS)
@@ -168,8 +171,9 @@ export const gateCommand: Command = {
         return EXIT_DENIED
       }
       // Every problem in one run: the file's own (YAML, variables) and those of its checks.
-      const problems =
-        loaded.config === undefined ? loaded.problems : [...loaded.problems, ...loaded.place(await gate.checkGateConfig(loaded.config))]
+      const problemsOf = async (read: LoadedGateConfig) =>
+        read.config === undefined ? read.problems : [...read.problems, ...read.place(await gate.checkGateConfig(read.config))]
+      const problems = await problemsOf(loaded)
       if (problems.length > 0) return refuse(problems)
 
       if (values.check === true || values.test === true || values.explain !== undefined) {
@@ -207,12 +211,40 @@ export const gateCommand: Command = {
         running = await gate.startGateServer(loaded.config as GateConfig, {
           signal: stopped,
           logger: { warn: (message: string) => io.stderr.write(`${message}\n`) },
+          output: io,
         })
       } catch (error) {
         if (error instanceof gate.GateConfigError) return refuse(loaded.place(error.problems))
         throw error
       }
       io.stdout.write(`voot-guard gate is listening on ${running.url} (${running.gate.settings.rules.length} rules)\n`)
+      const server = running
+      // SIGHUP: the file read again; a valid one serves new requests, a refused one changes nothing.
+      hangUp = () => {
+        void (async () => {
+          const again = await gate.loadGateConfig(file, io.env)
+          const found = [...(await problemsOf(again))]
+          if (found.length === 0) {
+            try {
+              await server.reload(again.config as GateConfig)
+              io.stdout.write(`voot-guard gate reloaded ${file} (${server.gate.settings.rules.length} rules)\n`)
+              return
+            } catch (error) {
+              if (!(error instanceof gate.GateConfigError)) throw error
+              found.push(...again.place(error.problems))
+            }
+          }
+          for (const problem of sortedByPlace(found)) io.stderr.write(`${gate.formatConfigProblem(problem)}\n`)
+          io.stderr.write(
+            `voot-guard gate: reload refused: ${found.length} problem${found.length === 1 ? '' : 's'} in ${file}; the running configuration is kept\n`,
+          )
+        })().catch((error: unknown) =>
+          io.stderr.write(
+            `voot-guard gate: reload failed: ${error instanceof Error ? error.message : 'error'}; the running configuration is kept\n`,
+          ),
+        )
+      }
+      process.on('SIGHUP', hangUp)
       running.gate.ready.then(
         () => io.stdout.write('voot-guard gate is ready: the group service answers\n'),
         (error: unknown) =>
@@ -226,6 +258,7 @@ export const gateCommand: Command = {
     } catch (error) {
       return reportError(error, io, { command: 'gate', json: false })
     } finally {
+      if (hangUp !== undefined) process.off('SIGHUP', hangUp)
       dispose()
     }
   },

@@ -29,10 +29,18 @@ import { matchRule } from './rules.js'
 import type { GateSession, SessionCookies } from './session.js'
 import type { TrustCheck } from './trusted-proxies.js'
 
-/** A check on its way through the kit's flow: the request and what the gate read of it. */
-interface CheckInput {
+/** What the gate knows of a check when it answers: the request, and what it read of it so far. */
+interface CheckSoFar {
   readonly protocol: CheckProtocol
   readonly req: ProxyRequest
+  /** `performance.now()` when the check began; 0 when nobody observes checks. */
+  readonly started: number
+  readonly original?: OriginalRequest | undefined
+  readonly rule?: CompiledRule | undefined
+}
+
+/** A check on its way through the kit's flow: the request and what the gate read of it. */
+interface CheckInput extends CheckSoFar {
   readonly original: OriginalRequest
   readonly rule: CompiledRule
   /** The `Authorization` header(s); `undefined` when the request has none, and then {@link session} is set. */
@@ -43,13 +51,13 @@ interface CheckInput {
 /** How a check handler answers an allowed check and a refused one; handed to the flow with each check. */
 interface CheckAnswers {
   allowed(input: CheckInput): CheckResult
-  refused(input: CheckInput, answer: HttpErrorAnswer): Answer
+  refused(input: CheckInput, refusal: Refusal): Answer
 }
 
 type CheckResult = Answer | Promise<Answer>
 
 /** A refusal, answered by the check handler. */
-const refuse = ({ answer }: Refusal, input: CheckInput, answers: CheckAnswers): Answer => answers.refused(input, answer)
+const refuse = (refusal: Refusal, input: CheckInput, answers: CheckAnswers): Answer => answers.refused(input, refusal)
 
 /** The gate's input and output for the kit's flow. */
 const CHECK_IO: FrameworkIO<CheckInput, CheckAnswers, undefined, CheckResult> = {
@@ -96,8 +104,37 @@ export interface CheckDependencies {
   readonly oauth: GateOAuth | undefined
   readonly metrics: GateMetrics
   readonly now: () => number
-  /** Told of every answer and the rule that gave it (none: refused before a rule matched); the policy tests listen. */
-  readonly onAnswer?: (answer: Answer, rule: CompiledRule | undefined) => void
+  /** Told of every check as it is answered (the decision log and the policy tests listen). */
+  readonly observe?: ((record: CheckRecord) => void) | undefined
+}
+
+/**
+ * One check, answered: what the decision log writes and the policy tests read.
+ *
+ * @example
+ * ```ts
+ * const observe = (record: CheckRecord) => console.log(record.answer.status, record.rule?.id, record.reason)
+ * ```
+ */
+export interface CheckRecord {
+  readonly protocol: CheckProtocol
+  readonly req: ProxyRequest
+  /** The original request, when the proxy's headers described one. */
+  readonly original: OriginalRequest | undefined
+  /** The rule that answered; `undefined` when the check was refused before a rule matched, or none did. */
+  readonly rule: CompiledRule | undefined
+  readonly answer: Answer
+  /**
+   * Why, as a code: `allowed`, `anyone`; a denial's reason (`not_member`, `role_too_low`,
+   * `inactive`, ...); `no_rule`, `ambiguous_path`; `untrusted_peer`, `no_original_request`;
+   * `no_credentials`, `session_expired`; or the error's code (`ERR_TOKEN_INVALID`,
+   * `ERR_UPSTREAM_TIMEOUT`, ...).
+   */
+  readonly reason: string
+  /** The user's `sub` when known (a session, or userinfo with `oauth`); else empty. */
+  readonly user: string
+  /** Milliseconds the check took. */
+  readonly ms: number
 }
 
 /** Answers one check request; synchronously when the cache already knows. */
@@ -108,7 +145,7 @@ const EXPIRY_MARGIN = 5_000
 
 /** Creates the handler of the check endpoints. */
 export function createCheckHandler(deps: CheckDependencies): CheckHandler {
-  const { flow, rules, settings, trusted, cookies, oauth, metrics, now, onAnswer } = deps
+  const { flow, rules, settings, trusted, cookies, oauth, metrics, now, observe } = deps
   const { core } = flow
   const realm = `Bearer realm=${quoteHeaderValue(core.realm)}`
   const contract = (error: unknown): HttpErrorAnswer => core.answer(error) as HttpErrorAnswer
@@ -147,10 +184,19 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     return fromContract(answer)
   }
 
-  function counted(protocol: CheckProtocol, answer: Answer, rule?: CompiledRule): Answer {
-    metrics.check(protocol, answer.status)
-    onAnswer?.(answer, rule)
+  function counted(check: CheckSoFar, answer: Answer, reason: string, user = ''): Answer {
+    metrics.check(check.protocol, answer.status)
+    if (observe !== undefined) {
+      const { protocol, req, original, rule, started } = check
+      observe({ protocol, req, original, rule, answer, reason, user, ms: performance.now() - started })
+    }
     return answer
+  }
+
+  /** The code of why a refusal was refused: a denial's reason, else the error's code. */
+  function reasonOf(error: unknown): string {
+    const { reason, code } = error as { reason?: unknown; code?: unknown }
+    return typeof reason === 'string' ? reason : typeof code === 'string' ? code : 'error'
   }
 
   function userOf(session: GateSession | undefined, bearer: string | undefined): string | Promise<string> {
@@ -178,13 +224,15 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       const bearer = session === undefined && typeof authorization === 'string' ? extractBearerToken(authorization) : undefined
       const token = session?.accessToken ?? bearer
       const user = userOf(session, bearer)
-      if (typeof user === 'string') return counted(protocol, allowed(rule, user, token), rule)
+      if (typeof user === 'string') return counted(input, allowed(rule, user, token), 'allowed', user)
       return user.then(
-        (sub) => counted(protocol, allowed(rule, sub, token), rule),
-        (error: unknown) => counted(protocol, refused(protocol, userinfoFailure(error), input.req, input.original), rule),
+        (sub) => counted(input, allowed(rule, sub, token), 'allowed', sub),
+        (error: unknown) =>
+          counted(input, refused(protocol, userinfoFailure(error), input.req, input.original), `userinfo_${reasonOf(error)}`),
       )
     },
-    refused: (input, answer) => counted(input.protocol, refused(input.protocol, answer, input.req, input.original), input.rule),
+    refused: (input, { error, answer }) =>
+      counted(input, refused(input.protocol, answer, input.req, input.original), reasonOf(error), input.session?.sub),
   }
 
   // Each rule's step, made once (the flow validates its requirement again, from memory).
@@ -192,15 +240,16 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   for (const rule of rules) if (rule.decision !== 'anyone') steps.set(rule, flow.guard(rule.decision, false))
 
   return function check(protocol, req, url) {
-    if (!trusted(req.socket.remoteAddress)) return counted(protocol, MISSING_ANSWER)
+    const started = observe === undefined ? 0 : performance.now()
+    if (!trusted(req.socket.remoteAddress)) return counted({ protocol, req, started }, MISSING_ANSWER, 'untrusted_peer')
     const original = originalRequest(protocol, req, url)
-    if (original === undefined) return counted(protocol, MISSING_ANSWER)
+    if (original === undefined) return counted({ protocol, req, started }, MISSING_ANSWER, 'no_original_request')
     const path = normalisePath(original.target)
-    if (path === undefined) return counted(protocol, FORBIDDEN_PATH_ANSWER)
+    if (path === undefined) return counted({ protocol, req, started, original }, FORBIDDEN_PATH_ANSWER, 'ambiguous_path')
     const rule = matchRule(rules, original.method, original.host, path)
-    if (rule === undefined) return counted(protocol, NO_RULE_ANSWER)
+    if (rule === undefined) return counted({ protocol, req, started, original }, NO_RULE_ANSWER, 'no_rule')
     const step = steps.get(rule)
-    if (step === undefined) return counted(protocol, allowed(rule, '', undefined), rule)
+    if (step === undefined) return counted({ protocol, req, started, original, rule }, allowed(rule, '', undefined), 'anyone')
 
     const authorization = authorizationOf(req)
     let session: GateSession | undefined
@@ -208,10 +257,11 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       session = cookies?.readSession(req.headers.cookie, original)
       // An expired session goes to /_gate/signin, which refreshes it where it can set the cookie.
       if (session === undefined || (session.expiresAt !== undefined && session.expiresAt - EXPIRY_MARGIN <= now())) {
-        return counted(protocol, refused(protocol, MISSING, req, original), rule)
+        const why = session === undefined ? 'no_credentials' : 'session_expired'
+        return counted({ protocol, req, started, original, rule }, refused(protocol, MISSING, req, original), why)
       }
     }
     // The step's promise settles with the answer (a promise of one is followed through).
-    return step({ protocol, req, original, rule, authorization, session }, answers, undefined) as CheckResult
+    return step({ protocol, req, started, original, rule, authorization, session }, answers, undefined) as CheckResult
   }
 }

@@ -10,6 +10,7 @@ import { nearestKey } from '../src/adapter-kit.js'
 import { parseDuration } from './duration.js'
 import { ProblemList, type GateConfigPath } from './config-problem.js'
 import type { GateRule, GateSettings } from './config-types.js'
+import type { DecisionLogSettings } from './decision-log.js'
 import { isLoopbackHostname } from './loopback.js'
 import { readPolicySettings } from './policy-config.js'
 import { ruleCovers } from './rule-coverage.js'
@@ -19,8 +20,8 @@ type Path = GateConfigPath
 type Obj = Record<string, unknown>
 
 const TOP_KEYS = [
-  'listen', 'trustedProxies', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'headers', 'extensionMethods', 'rules',
-  'fixtures', 'tests',
+  'listen', 'trustedProxies', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'headers', 'log', 'extensionMethods',
+  'rules', 'fixtures', 'tests',
 ] // prettier-ignore
 /** The resolver's options a file can set (code-only ones, such as `dispatcher`, are not among them). */
 const SERVICE_KEYS = [
@@ -39,6 +40,7 @@ const OAUTH_DURATIONS = ['timeout', 'clockTolerance']
 const COOKIE_KEYS = ['name', 'secrets', 'maxAge']
 const REDIS_KEYS = ['url', 'secret', 'prefix']
 const HEADER_KEYS = ['user', 'rule', 'token']
+const LOG_KEYS = ['decisions', 'allowed', 'user']
 const RULE_KEYS = ['id', 'host', 'path', 'methods', 'allow', 'require']
 const REQUIRE_KEYS = ['group', 'anyOf', 'allOf', 'groupOfType', 'role']
 const REQUIRE_KINDS = ['group', 'anyOf', 'allOf', 'groupOfType']
@@ -201,6 +203,28 @@ function readRule(
       ...(require === undefined ? {} : { require: require as GateRule['require'] & object }),
     },
     sound,
+  }
+}
+
+/** Reads `log`: where the decision log goes, which allowed checks it keeps, and how it names users. */
+function readLog(problems: ProblemList, value: unknown): DecisionLogSettings | undefined {
+  const log = objectAt(problems, ['log'], value, false)
+  if (log === undefined) return undefined
+  keysOf(problems, ['log'], log, LOG_KEYS)
+  const target = stringAt(problems, ['log', 'decisions'], log['decisions'], true)
+  const allowedIn = log['allowed'] ?? 'all'
+  let allowed = 1
+  if (allowedIn === 'none') allowed = 0
+  else if (typeof allowedIn === 'number' && allowedIn >= 0 && allowedIn <= 1) allowed = allowedIn
+  else if (allowedIn !== 'all') problems.add(['log', 'allowed'], 'must be all, none, or a fraction from 0 to 1 (such as 0.1)')
+  const user = log['user'] ?? 'sub'
+  if (user !== 'sub' && user !== 'hash')
+    problems.add(['log', 'user'], 'must be sub or hash', typeof user === 'string' ? nearestKey(user, ['sub', 'hash']) : undefined)
+  if (target === undefined) return undefined
+  return {
+    decisions: target === 'stdout' || target === 'stderr' ? target : { file: target },
+    allowed,
+    user: user === 'hash' ? 'hash' : 'sub',
   }
 }
 
@@ -371,6 +395,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     token: tokenIn === true ? 'X-Voot-Token' : typeof tokenIn === 'string' ? tokenIn : undefined,
   }
 
+  const log = readLog(problems, input['log'])
   const methodsKnown = [...HTTP_METHODS, ...readExtensionMethods(problems, input['extensionMethods'])]
   const rules: GateRule[] = []
   const read: (ReadRule | undefined)[] = []
@@ -407,6 +432,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     redis,
     redirectHosts: redirectHosts.map((host) => host.toLowerCase()),
     headers,
+    log,
     rules,
     policy,
   }

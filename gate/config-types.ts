@@ -5,6 +5,7 @@
  * @module
  */
 import type { Requirement } from '../src/index.js'
+import type { DecisionLogSettings } from './decision-log.js'
 import type { GateFixtures, GatePolicyTest, PolicySettings } from './policy-config.js'
 
 /**
@@ -85,6 +86,12 @@ export interface GateConfig {
   readonly redirectHosts?: readonly string[]
   /** Names of the headers sent to the app; `token: true` also passes the access token. */
   readonly headers?: { readonly user?: string; readonly rule?: string; readonly token?: boolean | string }
+  /**
+   * The decision log: `decisions` (`stdout`, `stderr` or a file's path), `allowed` (`all`, the
+   * default; `none`; or a fraction: which allowed checks are written, denials and errors always
+   * are), `user` (`sub`, the default, or `hash`: a keyed hash instead of the `sub`).
+   */
+  readonly log?: { readonly decisions: string; readonly allowed?: 'all' | 'none' | number; readonly user?: 'sub' | 'hash' }
   /** Methods a rule may name besides RFC 9110's (`GET`, `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE`, `OPTIONS`, `TRACE`, `CONNECT`), such as `[PROPFIND, MKCOL]`. */
   readonly extensionMethods?: readonly string[]
   /** Ordered; first match wins; no match denies. A rule no request can reach (an earlier one takes all its requests) is refused. */
@@ -128,6 +135,8 @@ export interface GateSettings {
   readonly redis: { readonly url: string; readonly secret: string; readonly prefix: string | undefined } | undefined
   readonly redirectHosts: readonly string[]
   readonly headers: { readonly user: string; readonly rule: string; readonly token: string | undefined }
+  /** The decision log; `undefined`: none. */
+  readonly log: DecisionLogSettings | undefined
   readonly rules: readonly GateRule[]
   /** The policy tests and their fixtures. */
   readonly policy: PolicySettings

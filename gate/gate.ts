@@ -11,10 +11,11 @@ import { DEFAULT_CACHE_TTL, nearestKey, type GuardCore } from '../src/adapter-ki
 import { group, InvalidOptionError, type SharedCache, VootError } from '../src/index.js'
 import { createRedisCache } from '../redis/index.js'
 import { jsonAnswer, writeAnswer, type Answer } from './answer.js'
-import { createCheckFlow, createCheckHandler, type CheckFlow } from './check.js'
+import { createCheckFlow, createCheckHandler, type CheckFlow, type CheckRecord } from './check.js'
 import { GateConfigError, ProblemList, type GateConfigProblem } from './config-problem.js'
 import { readGateSettings } from './config-read.js'
 import type { CompiledRule, GateConfig, GateSettings } from './config-types.js'
+import { createDecisionLog, type DecisionLogOutput } from './decision-log.js'
 import { createGateMetrics } from './metrics.js'
 import { createGateOAuth, type GateOAuth } from './oauth-clients.js'
 import { EXT_AUTHZ_PREFIX } from './original-request.js'
@@ -59,6 +60,8 @@ export interface Gate {
 export interface GateOptions {
   /** Where operator messages go (anything with `warn`). Default: `console`. */
   readonly logger?: { warn(message: string): void }
+  /** Where a decision log with `decisions: stdout` or `stderr` writes. Default: the process's streams. */
+  readonly output?: DecisionLogOutput
 }
 
 /** A configuration read and built, nothing connected yet. */
@@ -276,7 +279,17 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const trusted = createTrustCheck(settings.trustedProxies)
   const metrics = createGateMetrics()
   const cookies = settings.cookie.secrets.length > 0 ? createSessionCookies(settings.cookie, now) : undefined
-  const check = createCheckHandler({ flow, rules, settings, trusted, cookies, oauth, metrics, now })
+  const decisions =
+    settings.log === undefined
+      ? undefined
+      : createDecisionLog(settings.log, {
+          output: options.output ?? process,
+          secrets: [...settings.cookie.secrets, ...(settings.redis === undefined ? [] : [settings.redis.secret])],
+        })
+  const observe = decisions === undefined ? undefined : (record: CheckRecord) => decisions.record(record)
+  const checkNow = createCheckHandler({ flow, rules, settings, trusted, cookies, oauth, metrics, now, observe })
+  const check: typeof checkNow =
+    decisions === undefined ? checkNow : (protocol, req, url) => decisions.run(() => checkNow(protocol, req, url))
   const known = (host: string) => isKnownHost(rules, settings.redirectHosts, host)
   const browser =
     oauth === undefined || cookies === undefined
@@ -323,7 +336,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
         return {
           status: 200,
           headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
-          body: metrics.render(core.resolver.health()),
+          body: metrics.render(core.resolver.health(), decisions?.dropped),
         }
       case '/_gate/signin':
         if (browser === undefined) return NOT_FOUND
@@ -370,6 +383,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
     settings,
     async close() {
       closing = true
+      await decisions?.close()
       await core.resolver.close()
       await redis?.quit()
     },

@@ -11,8 +11,8 @@ import type { ResolverHealth } from '../src/index.js'
 export interface GateMetrics {
   check(endpoint: string, status: number): void
   signIn(outcome: 'started' | 'completed' | 'failed' | 'refreshed' | 'signed-out'): void
-  /** The text exposition, with the resolver's health. */
-  render(health: ResolverHealth): string
+  /** The text exposition, with the resolver's health and the decision log's dropped lines. */
+  render(health: ResolverHealth, decisionLogDropped?: number): string
 }
 
 const CIRCUIT: Readonly<Record<string, number>> = { closed: 0, 'half-open': 1, open: 2 }
@@ -32,7 +32,7 @@ export function createGateMetrics(): GateMetrics {
       const label = `outcome="${outcome}"`
       signIns.set(label, (signIns.get(label) ?? 0) + 1)
     },
-    render(health) {
+    render(health, decisionLogDropped = 0) {
       const lines = [
         '# HELP voot_gate_checks_total Answers of the check endpoints, by endpoint and status.',
         '# TYPE voot_gate_checks_total counter',
@@ -54,6 +54,9 @@ export function createGateMetrics(): GateMetrics {
         '# HELP voot_gate_cache_entries Answers in the in-process cache.',
         '# TYPE voot_gate_cache_entries gauge',
         `voot_gate_cache_entries ${health.cacheEntries}`,
+        '# HELP voot_gate_decision_log_dropped_total Decision log lines dropped because their file could not keep up.',
+        '# TYPE voot_gate_decision_log_dropped_total counter',
+        `voot_gate_decision_log_dropped_total ${decisionLogDropped}`,
       ]
       return `${lines.join('\n')}\n`
     },

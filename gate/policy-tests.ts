@@ -114,7 +114,7 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
     oauth: undefined,
     metrics: createGateMetrics(),
     now: Date.now,
-    onAnswer: (_answer, rule) => (answered = rule),
+    observe: (record) => (answered = record.rule),
   })
 
   async function decide(request: PolicyRequest): Promise<PolicyVerdict> {

@@ -4,6 +4,10 @@
  * `/_gate/readyz` and `/_gate/healthz` answer 503, answers under way finish (within
  * `drainTimeout`), then the resolver and Redis are released.
  *
+ * `reload(config)` (SIGHUP, in `voot-guard gate`) builds a gate from the new configuration
+ * and, once it is built, hands it every new request; the old gate answers the requests it
+ * has under way, then is released. A configuration that is refused changes nothing.
+ *
  * @module
  */
 import { createServer, type Server } from 'node:http'
@@ -41,6 +45,7 @@ export interface GateServerOptions extends GateOptions {
  * ```
  */
 export interface GateServer {
+  /** The gate serving new requests (another one after a {@link GateServer.reload}). */
   readonly gate: Gate
   readonly server: Server
   /** `http://host:port` as bound. */
@@ -49,6 +54,21 @@ export interface GateServer {
   readonly closed: Promise<void>
   /** Stops gracefully (what the signal does). */
   close(): Promise<void>
+  /**
+   * Serves new requests under `config` from now on; requests under way finish under the old
+   * one. Rejects with a `GateConfigError` (every problem) and keeps the old configuration
+   * when the new one is refused. `listen` cannot change without a restart: a change is
+   * reported through the logger and the address kept.
+   */
+  reload(config: GateConfig): Promise<void>
+}
+
+/** A gate and the answers it has under way. */
+interface Generation {
+  readonly gate: Gate
+  inflight: number
+  /** Called when `inflight` comes back to zero, while the generation is retiring. */
+  idle: (() => void) | undefined
 }
 
 /**
@@ -62,7 +82,16 @@ export interface GateServer {
  */
 export async function startGateServer(config: GateConfig, options: GateServerOptions = {}): Promise<GateServer> {
   const gate = createGate(config, options)
-  const server = createServer({ keepAlive: true }, gate.listener)
+  let current: Generation = { gate, inflight: 0, idle: undefined }
+  // Each request is answered by the gate that was current when it came, to the end.
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    const generation = current
+    generation.inflight++
+    res.once('close', () => {
+      if (--generation.inflight === 0) generation.idle?.()
+    })
+    generation.gate.listener(req, res)
+  })
   // Proxies keep their connections to the gate open between requests.
   server.keepAliveTimeout = 65_000
   server.headersTimeout = 70_000
@@ -85,6 +114,35 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
   const drainTimeout = options.drainTimeout ?? 10_000
 
+  /** Waits until `generation` has answered what it has under way (at most `drainTimeout`), then releases it. */
+  async function retire(generation: Generation): Promise<void> {
+    if (generation.inflight > 0) {
+      await new Promise<void>((resolve) => {
+        generation.idle = resolve
+        setTimeout(resolve, drainTimeout).unref()
+      })
+    }
+    await generation.gate.close()
+  }
+
+  let reloading = Promise.resolve()
+  function reload(next: GateConfig): Promise<void> {
+    // One reload at a time, in the order asked.
+    const done = reloading.then(async () => {
+      if (stopping !== undefined) return
+      const fresh = createGate(next, options)
+      const { host: nextHost, port: nextPort } = fresh.settings.listen
+      if (options.port === undefined && (nextHost !== host || nextPort !== port)) {
+        ;(options.logger ?? console).warn(`gate: listen is now ${nextHost}:${nextPort}; it takes a restart (still on ${url})`)
+      }
+      const old = current
+      current = { gate: fresh, inflight: 0, idle: undefined }
+      await retire(old)
+    })
+    reloading = done.catch(() => {})
+    return done
+  }
+
   let stopping: Promise<void> | undefined
   function close(): Promise<void> {
     stopping ??= (async () => {
@@ -94,7 +152,8 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
       timer.unref()
       await drained
       clearTimeout(timer)
-      await gate.close()
+      await reloading
+      await current.gate.close()
     })()
     return stopping
   }
@@ -106,5 +165,14 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
   }
   const closeAndSettle = () => close().then(resolveClosed)
   server.once('close', () => void closeAndSettle())
-  return { gate, server, url, closed, close: closeAndSettle }
+  return {
+    get gate() {
+      return current.gate
+    },
+    server,
+    url,
+    closed,
+    close: closeAndSettle,
+    reload,
+  }
 }
