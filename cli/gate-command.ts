@@ -99,7 +99,7 @@ async function explain(runner: PolicyRunner, ask: ExplainAsk, io: CliIo): Promis
   const parsed = REQUEST.exec(request.trim())
   if (parsed === null) throw new InvalidArgumentError('--explain takes "METHOD URL", such as "GET https://wiki.example.org/admin"')
   const [, method, scheme, authority, target] = parsed as unknown as [string, string, 'http' | 'https', string, string | undefined]
-  const users = [...runner.built.settings.policy.fixtures.keys()]
+  const users = [...runner.settings.policy.fixtures.keys()]
   let credentials = token
   if (token === undefined && as !== 'anonymous') {
     if (as === undefined || !users.includes(as))
@@ -113,8 +113,8 @@ async function explain(runner: PolicyRunner, ask: ExplainAsk, io: CliIo): Promis
     target: target ?? '/',
     token: credentials,
   })
-  const index = runner.built.settings.rules.findIndex((rule) => rule.id === verdict.rule)
-  const rule = runner.built.settings.rules[index]
+  const index = runner.settings.rules.findIndex((rule) => rule.id === verdict.rule)
+  const rule = runner.settings.rules[index]
   io.stdout.write(
     `${printable(`${method.toUpperCase()} ${scheme}://${authority}${target ?? '/'}`)} as ${token === undefined ? printable(as ?? '') : 'the holder of VOOT_TOKEN'}\n`,
   )

@@ -24,9 +24,10 @@
 export { createGate, checkGateConfig, type Gate, type GateOptions } from './gate.js'
 export { loadGateConfig, type LoadedGateConfig } from './config-file.js'
 export { startGateServer, type GateServer, type GateServerOptions } from './server.js'
-export { formatConfigProblem, GateConfigError, type GateConfigProblem } from './config-problem.js'
+export { formatConfigProblem, GateConfigError, type GateConfigPath, type GateConfigProblem } from './config-problem.js'
 export type { GateConfig, GateDuration, GateRequirement, GateRule, GateSettings } from './config-types.js'
-export type { GateFixtureMembership, GateFixtures, GatePolicyTest, PolicyTest } from './policy-config.js'
+export type { FixtureMembership, GateFixtureMembership, GateFixtures, GatePolicyTest, PolicySettings, PolicyTest } from './policy-config.js'
+export type { DecisionLogLine, DecisionLogOutput, DecisionLogSettings, DecisionLogTarget } from './decision-log.js'
 export {
   createPolicyRunner,
   type PolicyOutcome,

@@ -9,7 +9,7 @@
 import type { ExplainedNode } from '../src/index.js'
 import type { Answer } from './answer.js'
 import { createCheckHandler, type CheckHandler } from './check.js'
-import type { CompiledRule } from './config-types.js'
+import type { CompiledRule, GateSettings } from './config-types.js'
 import { createFixtureService } from './fixture-service.js'
 import { ProblemList } from './config-problem.js'
 import { readGateSettings } from './config-read.js'
@@ -52,8 +52,8 @@ export interface PolicyRequest {
 
 /** Decides requests the way the gate would; see {@link createPolicyRunner}. */
 export interface PolicyRunner {
-  /** The configuration as built (its settings and compiled rules). */
-  readonly built: Built
+  /** The configuration as read (its rules and fixtures among them). */
+  readonly settings: GateSettings
   /** The fixtures' token for `user` (only when made from fixtures). */
   tokenOf(user: string): string
   decide(request: PolicyRequest): Promise<PolicyVerdict>
@@ -159,7 +159,7 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
   }
 
   return {
-    built,
+    settings,
     tokenOf,
     decide,
     async runTests() {
