@@ -10,6 +10,8 @@
 // Each project type-checks a guarded Express route (`req.voot` must be typed: an unknown
 // property on it is an expected error), runs it against the built-in emulator, and prints
 // the statuses it got; they must be 200 (alice, an employee), 403 (bob) and 401 (no token).
+// Last, `npx voot-guard gate --config gate.yaml --check` runs in the install, as docs/gate.md
+// shows it.
 //
 //   node scripts/check-consumers.mjs [--keep]   (--keep leaves the temp dir for a look)
 import { execFileSync } from 'node:child_process'
@@ -146,6 +148,18 @@ try {
       failed = true
       console.error(`${project.name}: FAILED\n${error.stdout ?? ''}${error.stderr ?? ''}${error.stdout === undefined ? error.message : ''}`)
     }
+  }
+
+  // The command as docs/gate.md's "Run it" shows it where the package is installed:
+  // `npx voot-guard` (the package's bin, linked by the install), on the try-it configuration.
+  try {
+    await writeFile(join(scratch, 'gate.yaml'), await readFile(join(root, 'examples/gate/emulator.yaml'), 'utf8'))
+    const output = run('npx', ['voot-guard', 'gate', '--config', 'gate.yaml', '--check'], scratch).trim()
+    if (output !== 'gate.yaml: the configuration is valid') throw new Error(`got ${output}`)
+    console.log(`npx voot-guard gate --config gate.yaml --check: ${output}`)
+  } catch (error) {
+    failed = true
+    console.error(`npx voot-guard: FAILED\n${error.stdout ?? ''}${error.stderr ?? ''}${error.stdout === undefined ? error.message : ''}`)
   }
 } finally {
   if (keep) console.log(`scratch projects kept in ${scratch}`)

@@ -21,7 +21,8 @@ function words(command: string): string[] {
 describe('docs/gate.md', () => {
   it('shows the output its commands print, as they print it', async () => {
     const doc = await read('docs/gate.md')
-    const shown = [...doc.matchAll(/<!-- output of: voot-guard (.+?) -->\n```text\n([\s\S]*?)```/g)]
+    // A command of its own block, followed at once by a text block: what it prints.
+    const shown = [...doc.matchAll(/```sh\nnpm run cli -- (gate [^\n]+)\n```\n\n```text\n([\s\S]*?)```/g)]
     expect(shown.length).toBeGreaterThanOrEqual(3)
     for (const [, command, output] of shown) {
       let printed = ''

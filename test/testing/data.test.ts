@@ -194,7 +194,12 @@ describe('defaultData', () => {
     expect(defaultData.clients[0]).toMatchObject({
       clientId: 'demo-client',
       clientSecret: 'demo-secret',
-      redirectUris: ['http://127.0.0.1:3000/callback', 'http://localhost:3000/callback'],
+      redirectUris: [
+        'http://127.0.0.1:3000/callback',
+        'http://localhost:3000/callback',
+        'http://127.0.0.1/_gate/callback',
+        'http://localhost/_gate/callback',
+      ],
     })
   })
 })

@@ -204,6 +204,26 @@ describe('authorization endpoint', () => {
     expect(other.status).toBe(400)
   })
 
+  it("accepts the gate's callback on loopback for demo-client, on any port, and nothing wider", async () => {
+    const status = async (redirectUri: string) =>
+      (await fetch(authorizeUrl({ response_type: 'code', client_id: 'demo-client', redirect_uri: redirectUri }), { redirect: 'manual' })).status
+    // What the gate asks for behind a proxy on loopback (docs/gate.md, "Try it on your machine").
+    for (const redirectUri of ['http://127.0.0.1:8000/_gate/callback', 'http://localhost:4181/_gate/callback', 'http://127.0.0.1/_gate/callback']) {
+      expect(await status(redirectUri), redirectUri).toBe(200)
+    }
+    for (const redirectUri of [
+      'https://127.0.0.1:8000/_gate/callback', // registered as http
+      'http://app.example.org:8000/_gate/callback', // not loopback
+      'http://127.0.0.2:8000/_gate/callback', // another loopback address than registered
+      'http://[::1]:8000/_gate/callback',
+      'http://user@127.0.0.1:8000/_gate/callback', // user info never matches loosely
+      'http://127.0.0.1:8000/_gate/callback?x=1',
+      'http://127.0.0.1:8000/_gate/callback/x',
+    ]) {
+      expect(await status(redirectUri), redirectUri).toBe(400)
+    }
+  })
+
   it('matches non-loopback redirect URIs exactly, port included', async () => {
     const data: EmulatorData = {
       ...defaultData,

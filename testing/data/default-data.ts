@@ -16,7 +16,9 @@
  * SVG); the other groups answer 404 there.
  *
  * Registered clients: `demo-client` / `demo-secret` (redirect URIs
- * `http://127.0.0.1:3000/callback` and `http://localhost:3000/callback`), and
+ * `http://127.0.0.1:3000/callback` and `http://localhost:3000/callback`, and the gate's
+ * `http://127.0.0.1/_gate/callback` and `http://localhost/_gate/callback`; on loopback any
+ * port matches), and
  * `demo-service` / `demo-service-secret` for the client credentials grant.
  *
  * The value is deeply frozen; emulators serve a copy of it.
@@ -286,7 +288,14 @@ export const defaultData: EmulatorData = deepFreeze({
       clientId: 'demo-client',
       clientSecret: 'demo-secret',
       name: 'Demo client',
-      redirectUris: ['http://127.0.0.1:3000/callback', 'http://localhost:3000/callback'],
+      // The /_gate/callback URIs are the gate's (`voot-guard gate` on the emulator, docs/gate.md);
+      // on loopback any port matches (RFC 8252 section 7.3), so the proxy's port is free.
+      redirectUris: [
+        'http://127.0.0.1:3000/callback',
+        'http://localhost:3000/callback',
+        'http://127.0.0.1/_gate/callback',
+        'http://localhost/_gate/callback',
+      ],
       scopes: ['openid', 'userid', 'profile', 'email', 'groups'],
     },
     {

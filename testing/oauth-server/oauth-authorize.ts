@@ -215,7 +215,10 @@ export function redirectUriMatches(registered: readonly string[], requested: str
   } catch {
     return false
   }
-  if (want.protocol !== 'http:' || !isLoopback(want.hostname) || want.hash !== '') return false
+  // Only the port may differ, and only on loopback: user info (`http://x@127.0.0.1/`) or a
+  // fragment never matches loosely.
+  if (want.protocol !== 'http:' || !isLoopback(want.hostname) || want.hash !== '' || want.username !== '' || want.password !== '')
+    return false
   return registered.some((candidate) => {
     try {
       const have = new URL(candidate)
