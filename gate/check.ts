@@ -26,7 +26,7 @@ import type { GateMetrics } from './metrics.js'
 import type { GateOAuth } from './oauth-clients.js'
 import { isBrowserRequest, originalRequest, type CheckProtocol, type OriginalRequest } from './original-request.js'
 import { normalisePath } from './path-normalise.js'
-import { matchRule } from './rules.js'
+import { isKnownHost, matchRule } from './rules.js'
 import type { GateSession, SessionCookies } from './session.js'
 import type { TrustCheck } from './trusted-proxies.js'
 
@@ -118,6 +118,10 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     contract(new ForbiddenError('The request path is ambiguous (dot segments, "//", encoded "/" or "\\", or invalid encoding)')),
   )
   const NO_RULE_ANSWER = fromContract(contract(new ForbiddenError('No rule of the gate allows this request')))
+  const UNKNOWN_HOST_ANSWER = fromContract(contract(new ForbiddenError('The gate serves no such host')))
+  const HOST_MISMATCH_ANSWER = fromContract(
+    contract(new ForbiddenError('The request names another host than the one the proxy routed it by')),
+  )
   const userHeader = settings.headers.user.toLowerCase()
   const ruleHeader = settings.headers.rule.toLowerCase()
   const tokenHeader = settings.headers.token?.toLowerCase()
@@ -193,6 +197,11 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     if (!trusted(req.socket.remoteAddress)) return counted(protocol, MISSING_ANSWER)
     const original = originalRequest(protocol, req, url)
     if (original === undefined) return counted(protocol, MISSING_ANSWER)
+    // The proxy's routing and the gate's judging must name one host, or a client picks the looser rules.
+    if (original.routedHost !== undefined && original.routedHost !== original.host) return counted(protocol, HOST_MISMATCH_ANSWER)
+    if (settings.strictHosts && !isKnownHost(rules, settings.redirectHosts, original.host)) {
+      return counted(protocol, UNKNOWN_HOST_ANSWER)
+    }
     const path = normalisePath(original.target)
     if (path === undefined) return counted(protocol, FORBIDDEN_PATH_ANSWER)
     const rule = matchRule(rules, original.method, original.host, path)

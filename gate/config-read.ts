@@ -16,7 +16,7 @@ import { parseCidr } from './trusted-proxies.js'
 type Path = GateConfigPath
 type Obj = Record<string, unknown>
 
-const TOP_KEYS = ['listen', 'trustedProxies', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'headers', 'rules']
+const TOP_KEYS = ['listen', 'trustedProxies', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'strictHosts', 'headers', 'rules']
 /** The resolver's options a file can set (code-only ones, such as `dispatcher`, are not among them). */
 const SERVICE_KEYS = [
   'baseUrl', 'timeout', 'maxResponseBytes', 'userAgent', 'allowInsecureHttp', 'cache', 'roles', 'maxInflight', 'retries',
@@ -309,6 +309,11 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     })
   }
 
+  const strictIn = input['strictHosts']
+  if (strictIn !== undefined && typeof strictIn !== 'boolean') problems.add(['strictHosts'], 'must be true or false')
+  // On by default as soon as rules name hosts: then a host they do not name is a client's guess.
+  const strictHosts = typeof strictIn === 'boolean' ? strictIn : rules.some((rule) => rule.host !== undefined)
+
   if (problems.items.length > before) return undefined
   return {
     listen,
@@ -318,6 +323,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     cookie,
     redis,
     redirectHosts: redirectHosts.map((host) => host.toLowerCase()),
+    strictHosts,
     headers,
     rules,
   }

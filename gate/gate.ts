@@ -17,7 +17,7 @@ import { readGateSettings } from './config-read.js'
 import type { CompiledRule, GateConfig, GateSettings } from './config-types.js'
 import { createGateMetrics } from './metrics.js'
 import { createGateOAuth, type GateOAuth } from './oauth-clients.js'
-import { EXT_AUTHZ_PREFIX } from './original-request.js'
+import { AUTH_REQUEST_PATH, EXT_AUTHZ_PREFIX } from './original-request.js'
 import { compileRules, isKnownHost } from './rules.js'
 import { createSessionCookies } from './session.js'
 import { createSignInHandlers } from './sign-in.js'
@@ -243,7 +243,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
 
   function route(req: IncomingMessage, url: string, path: string, query: string): Answer | Promise<Answer> {
     const method = req.method ?? 'GET'
-    if (path === '/_gate/auth-request') return check('auth-request', req, url)
+    if (path === AUTH_REQUEST_PATH || path.startsWith(`${AUTH_REQUEST_PATH}/`)) return check('auth-request', req, url)
     if (path === '/_gate/forward-auth') return check('forward-auth', req, url)
     if (path === EXT_AUTHZ_PREFIX || path.startsWith(`${EXT_AUTHZ_PREFIX}/`)) return check('ext-authz', req, url)
     switch (path) {

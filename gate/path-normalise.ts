@@ -8,16 +8,27 @@
 
 /** Encoded characters that change a path's structure when an app decodes them. */
 const ENCODED_SEPARATOR = /%(?:2f|5c|00)/i
-// Control characters, backslash, and `;` (path parameters: `/admin;x/` is `/admin/` to some servers).
-const AMBIGUOUS = /[\u0000-\u001f\u007f\\;]/
+// Control characters (C0, DEL and C1: a backend may trim NEL, U+0085, or read it as a line
+// end), format characters (zero-width, bidi, BOM: invisible, and stripped by some
+// normalisers), line and paragraph separators, backslash, and `;` (path parameters:
+// `/admin;x/` is `/admin/` to some servers).
+const AMBIGUOUS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\\;]/u
 const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/
+// A segment ending in a space or a dot: Windows and IIS drop them (`/admin.` and `/admin%20`
+// are `/admin` there), and a later rule would match what the app serves as a guarded path.
+const TRAILING_SPACE_OR_DOT = /[ .](?:\/|$)/
+// A byte above 0x7f sent raw: Node reads header values as latin1, so such a path is read
+// differently from an app that reads UTF-8. Only percent-encoded UTF-8 is one reading.
+const RAW_NON_ASCII = /[^\u0000-\u007f]/
 
 /**
  * The path of `target` (a request target: a path with an optional query and fragment)
  * percent-decoded once, or `undefined` when it must be refused: not starting with `/`,
  * `.` or `..` segments (also encoded), an empty segment (`//`), an encoded `/`, `\` or
- * NUL, a `%` left after decoding (double encoding), invalid encoding or UTF-8, control
- * characters, `\` or `;`.
+ * NUL, a `%` left after decoding (double encoding), invalid encoding or UTF-8, raw bytes
+ * above 0x7f (only percent-encoded UTF-8 has one reading), control characters (C0, DEL,
+ * C1), Unicode format characters, line or paragraph separators, `\`, `;`, or a segment
+ * ending in a space or a dot (`/admin.`, `/admin%20/x`: Windows servers drop them).
  *
  * @example
  * ```ts
@@ -30,7 +41,7 @@ export function normalisePath(target: string): string | undefined {
   const end = target.search(/[?#]/)
   const raw = end === -1 ? target : target.slice(0, end)
   if (!raw.startsWith('/') || raw.length > 8192) return undefined
-  if (ENCODED_SEPARATOR.test(raw)) return undefined
+  if (ENCODED_SEPARATOR.test(raw) || RAW_NON_ASCII.test(raw)) return undefined
   let decoded: string
   try {
     decoded = decodeURIComponent(raw)
@@ -38,6 +49,7 @@ export function normalisePath(target: string): string | undefined {
     return undefined
   }
   if (decoded.includes('%') || AMBIGUOUS.test(decoded) || decoded.includes('//') || DOT_SEGMENT.test(decoded)) return undefined
+  if (TRAILING_SPACE_OR_DOT.test(decoded)) return undefined
   return decoded
 }
 
