@@ -115,7 +115,11 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   // The refusals that depend on nothing of the request, answered as they are: made once.
   const MISSING_ANSWER = fromContract(MISSING)
   const FORBIDDEN_PATH_ANSWER = fromContract(
-    contract(new ForbiddenError('The request path is ambiguous (dot segments, "//", encoded "/" or "\\", or invalid encoding)')),
+    contract(
+      new ForbiddenError(
+        'The request path is ambiguous (dot segments, "//", encoded "/" or "\\", control or invisible characters, a segment ending in a space or a dot, or invalid encoding)',
+      ),
+    ),
   )
   const NO_RULE_ANSWER = fromContract(contract(new ForbiddenError('No rule of the gate allows this request')))
   const UNKNOWN_HOST_ANSWER = fromContract(contract(new ForbiddenError('The gate serves no such host')))

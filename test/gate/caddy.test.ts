@@ -8,6 +8,7 @@ import type { Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { CADDY, needBinary, startCaddy, startEchoApp, type RunningProxy } from './support/proxies.js'
+import { UNICODE_AND_TRAILING_PATHS } from './support/attack-paths.js'
 import { appSaw, send } from './support/raw-request.js'
 
 let emulator: Emulator
@@ -115,6 +116,14 @@ describe('Caddy forward_auth in front of a plain app', () => {
     const before = app.seen.length
     const answer = await send(caddy!.url, path, { headers: bearer(emulator.issueToken('alice')) })
     expect([400, 403]).toContain(answer.status)
+    expect(app.seen.length).toBe(before)
+  })
+
+  it.for(UNICODE_AND_TRAILING_PATHS)('refuses %s (%s) with 403 from the gate, before the app sees it', async ([path], ctx) => {
+    needBinary(ctx, CADDY)
+    const before = app.seen.length
+    const answer = await send(caddy!.url, path, { headers: bearer(emulator.issueToken('bob')) })
+    expect(answer.status).toBe(403)
     expect(app.seen.length).toBe(before)
   })
 

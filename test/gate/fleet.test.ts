@@ -78,7 +78,10 @@ describe('two gates sharing Redis', () => {
     })
     const probe = createClient({ url: redis.url })
     await probe.connect()
-    const clients = async (): Promise<number> => String(await probe.sendCommand(['CLIENT', 'LIST'])).trim().split('\n').length
+    const clients = async (): Promise<number> =>
+      String(await probe.sendCommand(['CLIENT', 'LIST']))
+        .trim()
+        .split('\n').length
     try {
       const before = await clients()
       expect(() => createGate(config, { logger: { warn: () => {} } })).toThrow(GateConfigError)

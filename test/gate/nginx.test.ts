@@ -10,6 +10,7 @@ import { ORG_ID, type Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { needBinary, NGINX, startEchoApp, startNginx, type RunningProxy } from './support/proxies.js'
+import { UNICODE_AND_TRAILING_PATHS } from './support/attack-paths.js'
 import { appSaw, send, sendRaw } from './support/raw-request.js'
 
 let emulator: Emulator
@@ -143,6 +144,14 @@ describe('nginx auth_request in front of a plain app', () => {
     const answer = await send(nginx!.url, path, { headers: bearer(emulator.issueToken('alice')) })
     // nginx itself refuses some of them (400) before asking the gate; none reaches the app.
     expect([400, 403]).toContain(answer.status)
+    expect(app.seen.length).toBe(before)
+  })
+
+  it.for(UNICODE_AND_TRAILING_PATHS)('refuses %s (%s) with 403 from the gate, before the app sees it', async ([path], ctx) => {
+    needBinary(ctx, NGINX)
+    const before = app.seen.length
+    const answer = await send(nginx!.url, path, { headers: bearer(emulator.issueToken('bob')) })
+    expect(answer.status).toBe(403)
     expect(app.seen.length).toBe(before)
   })
 

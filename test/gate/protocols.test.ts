@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
 import { startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
+import { UNICODE_AND_TRAILING_PATHS } from './support/attack-paths.js'
 import { send } from './support/raw-request.js'
 
 let emulator: Emulator
@@ -102,7 +103,7 @@ describe('Traefik forwardAuth (GET /_gate/forward-auth)', () => {
     expect(write.status).toBe(403)
     const other = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/x', 'GET', 'example.net', bearer(token)) })
     expect(other.status).toBe(403)
-    expect(JSON.parse(other.body).error_description).toBe('No rule of the gate allows this request')
+    expect(JSON.parse(other.body).error_description).toBe('The gate serves no such host')
   })
 
   it('ignores its own query string (Caddy appends the client’s) and X-Original-* headers', async () => {
@@ -250,5 +251,23 @@ describe('a check request with a body', () => {
     expect(await once()).toBe(200)
     expect(await once()).toBe(200)
     agent.destroy()
+  })
+})
+
+describe('every check endpoint refuses a path with C1 controls, Unicode format or line characters, or a trailing space or dot', () => {
+  it.for(UNICODE_AND_TRAILING_PATHS)('%s (%s): 403 on auth-request, forward-auth and ext-authz', async ([path]) => {
+    const token = bearer(emulator.issueToken('bob'))
+    const nginx = await send(gate.url, '/_gate/auth-request', {
+      headers: { 'x-original-url': `https://app.example.org${path}`, 'x-original-method': 'GET', ...token },
+    })
+    const traefikAnswer = await send(gate.url, '/_gate/forward-auth', { headers: traefik(path, 'GET', 'app.example.org', token) })
+    const envoy = await send(gate.url, `/_gate/ext-authz${path}`, { headers: { host: 'app.example.org', ...token } })
+    // A raw byte above 0x7f in the request line is refused by Node's parser (400) before the gate.
+    const raw = /[^\u0000-\u007f]/.test(path)
+    if (raw) expect(envoy.status).toBe(400)
+    for (const answer of raw ? [nginx, traefikAnswer] : [nginx, traefikAnswer, envoy]) {
+      expect(answer.status).toBe(403)
+      expect(JSON.parse(answer.body).error_description).toMatch(/ambiguous/)
+    }
   })
 })

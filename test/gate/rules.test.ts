@@ -9,6 +9,7 @@ import { ProblemList } from '../../gate/config-problem.js'
 import { normaliseHost, normalisePath } from '../../gate/path-normalise.js'
 import { compileRules, globToRegExp, matchRule } from '../../gate/rules.js'
 import { createTrustCheck } from '../../gate/trusted-proxies.js'
+import { UNICODE_AND_TRAILING_PATHS } from './support/attack-paths.js'
 
 describe('path globs', () => {
   it.each([
@@ -36,6 +37,9 @@ describe('normalisePath', () => {
     ['/docs/a%20b?x=../y#frag', '/docs/a b'],
     ['/caf%C3%A9', '/café'],
     ['/admin/', '/admin/'],
+    ['/v1.2/a.b/x', '/v1.2/a.b/x'],
+    ['/docs/a%20b/', '/docs/a b/'],
+    ['/%E2%80%A6/%C2%A0x', '/\u2026/\u00a0x'],
   ])('%s reads as %s', (raw, path) => expect(normalisePath(raw)).toBe(path))
 
   it.each([
@@ -59,6 +63,17 @@ describe('normalisePath', () => {
     'admin',
     '',
     '/a\u0000b',
+    ...UNICODE_AND_TRAILING_PATHS.map(([path]) => path),
+    '/a%E2%80%8Fb',
+    '/a%E2%81%A0b',
+    '/a%C2%ADb',
+    '/a%F3%A0%80%81b',
+    '/a\u00e9',
+    '/a%09b',
+    '/a%7Fb',
+    '/admin%20',
+    '/admin ',
+    '/admin...',
   ])('%j is refused', (raw) => expect(normalisePath(raw)).toBeUndefined())
 })
 
