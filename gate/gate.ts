@@ -18,7 +18,7 @@ import type { CompiledRule, GateConfig, GateSettings } from './config-types.js'
 import { createGateMetrics } from './metrics.js'
 import { createGateOAuth, type GateOAuth } from './oauth-clients.js'
 import { AUTH_REQUEST_PATH, EXT_AUTHZ_PREFIX } from './original-request.js'
-import { compileRules, isKnownHost } from './rules.js'
+import { compileRules, isKnownHost, isRedirectHost } from './rules.js'
 import { createSessionCookies } from './session.js'
 import { createSignInHandlers } from './sign-in.js'
 import { createTrustCheck } from './trusted-proxies.js'
@@ -212,11 +212,20 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const metrics = createGateMetrics()
   const cookies = settings.cookie.secrets.length > 0 ? createSessionCookies(settings.cookie, now) : undefined
   const check = createCheckHandler({ flow, rules, settings, trusted, cookies, oauth, metrics, now })
-  const known = (host: string) => isKnownHost(rules, settings.redirectHosts, host)
   const browser =
     oauth === undefined || cookies === undefined
       ? undefined
-      : createSignInHandlers({ core, oauth, cookies, trusted, isKnownHost: known, metrics, now, log: warn })
+      : createSignInHandlers({
+          core,
+          oauth,
+          cookies,
+          trusted,
+          isRedirectHost: (host) => isRedirectHost(rules, settings.redirectHosts, host),
+          isServedHost: (host) => !settings.strictHosts || isKnownHost(rules, settings.redirectHosts, host),
+          metrics,
+          now,
+          log: warn,
+        })
   let closing = false
 
   const ready = (async () => {

@@ -38,7 +38,8 @@ beforeAll(async () => {
     { id: 'signed-in', host: '*.example.org', allow: 'signed-in' as const },
   ]
   gate = await startTestGate(testGateConfig(emulator, { rules }))
-  distrustful = await startTestGate(testGateConfig(emulator, { rules, trustedProxies: ['10.0.0.0/8'] }))
+  // redirectHosts names its own address: strictHosts would refuse a sign-in there otherwise.
+  distrustful = await startTestGate(testGateConfig(emulator, { rules, trustedProxies: ['10.0.0.0/8'], redirectHosts: ['127.0.0.1'] }))
   passing = await startTestGate(testGateConfig(emulator, { rules, headers: { user: 'Remote-User', token: true } }))
 }, 30_000)
 
