@@ -272,3 +272,37 @@ describe('every check endpoint refuses a path with C1 controls, Unicode format o
     }
   })
 })
+
+describe('the host judged is the host the proxy routed by', () => {
+  const bob = () => bearer(emulator.issueToken('bob'))
+
+  it('Envoy: the Host (:authority) it routed by; a host no rule names is refused before any rule (strictHosts)', async () => {
+    expect((await send(gate.url, '/_gate/ext-authz/admin/x', { headers: { host: 'app.example.org', ...bob() } })).status).toBe(403)
+    expect((await send(gate.url, '/_gate/ext-authz/admin/x', { headers: { host: 'other.example.org', ...bob() } })).status).toBe(200)
+    const unknown = await send(gate.url, '/_gate/ext-authz/public/x', { headers: { host: 'evil.example.com' } })
+    expect(unknown.status).toBe(403)
+    expect(JSON.parse(unknown.body).error_description).toBe('The gate serves no such host')
+  })
+
+  it('Traefik: X-Forwarded-Host, which it sets from the Host it routed by; unknown hosts refused', async () => {
+    const unknown = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/public/x', 'GET', 'evil.example.com') })
+    expect(unknown.status).toBe(403)
+    expect((await send(gate.url, '/_gate/forward-auth', { headers: traefik('/public/x') })).status).toBe(200)
+  })
+
+  it('ingress-nginx: /_gate/auth-request/<$host> refuses an X-Original-URL naming another host', async () => {
+    const ask = (path: string, url: string) =>
+      send(gate.url, path, { headers: { 'x-original-url': url, 'x-original-method': 'GET', ...bob() } })
+    const mismatch = await ask('/_gate/auth-request/app.example.org', 'https://other.example.org/admin/x')
+    expect(mismatch.status).toBe(403)
+    expect(JSON.parse(mismatch.body).error_description).toMatch(/another host than the one the proxy routed/)
+    // The same host (its port and case aside) is judged as usual.
+    expect((await ask('/_gate/auth-request/app.example.org', 'https://APP.example.org:8443/admin/x')).status).toBe(403)
+    expect((await ask('/_gate/auth-request/other.example.org', 'https://other.example.org:8443/admin/x')).status).toBe(200)
+    // HTTP/1.0 without Host: $http_host is empty, the routed host is the one judged.
+    expect((await ask('/_gate/auth-request/app.example.org', 'https:///admin/x')).status).toBe(403)
+    // Without the routed host, an empty authority names nothing; a malformed routed host is refused.
+    expect((await ask('/_gate/auth-request', 'https:///admin/x')).status).toBe(401)
+    expect((await ask('/_gate/auth-request/a..b', 'https://a..b/admin/x')).status).toBe(401)
+  })
+})

@@ -240,6 +240,8 @@ describe('rd with host rules: exact names only, written as the URL standard writ
           { id: 'wiki', host: 'wiki.example.org', allow: 'signed-in' },
           { id: 'any', host: '*.example.org', allow: 'signed-in' },
         ],
+        // As a rule naming 127.0.0.1 would: a known host, yet never by plain http from an https page.
+        redirectHosts: ['127.0.0.1'],
       }),
     )
   })

@@ -168,11 +168,19 @@ export async function caddySite(port: number, addresses: ProxyAddresses): Promis
     .replace('reverse_proxy 127.0.0.1:8080', `reverse_proxy 127.0.0.1:${addresses.appPort}`)
 }
 
-/** Starts Caddy with examples/gate/Caddyfile, admin API off, state in its own directory. */
-export async function startCaddy(addresses: ProxyAddresses): Promise<RunningProxy> {
+/**
+ * Starts Caddy with examples/gate/Caddyfile, admin API off, state in its own directory.
+ * With `siteHost`, the site keeps a host name (`http://<siteHost>:<port>`, bound to
+ * 127.0.0.1), so Caddy routes by host as it would in production.
+ */
+export async function startCaddy(addresses: ProxyAddresses, options: { siteHost?: string } = {}): Promise<RunningProxy> {
   const port = await freePort()
   const dir = await mkdtemp(join(tmpdir(), 'voot-gate-caddy-'))
-  const site = await caddySite(port, addresses)
+  const example = await caddySite(port, addresses)
+  const site =
+    options.siteHost === undefined
+      ? example
+      : example.replace(`http://127.0.0.1:${port} {`, `http://${options.siteHost}:${port} {\n\tbind 127.0.0.1`)
   const config = `{
 	admin off
 	auto_https off
