@@ -26,6 +26,6 @@ describe('docs/gate.md', () => {
     expect(yaml).toContain('trustForwardHeader: false')
     expect(yaml).toContain('path_prefix: /_gate/ext-authz')
     expect(yaml).toContain('status_on_error: { code: ServiceUnavailable }')
-    expect(yaml).toContain('nginx.ingress.kubernetes.io/auth-url: "http://voot-gate.auth.svc.cluster.local:4181/_gate/auth-request"')
+    expect(yaml).toContain('nginx.ingress.kubernetes.io/auth-url: "http://voot-gate.auth.svc.cluster.local:4181/_gate/auth-request/$host"')
   })
 })
