@@ -105,6 +105,8 @@ export type CheckHandler = (protocol: CheckProtocol, req: IncomingMessage, url: 
 /** Milliseconds before its expiry at which a session's access token is no longer used. */
 const EXPIRY_MARGIN = 5_000
 
+const NON_ASCII = /[^\u0000-\u007f]/
+
 /** Creates the handler of the check endpoints. */
 export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   const { flow, rules, settings, trusted, cookies, oauth, metrics, now } = deps
@@ -210,6 +212,11 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     if (path === undefined) return counted(protocol, FORBIDDEN_PATH_ANSWER)
     const rule = matchRule(rules, original.method, original.host, path)
     if (rule === undefined) return counted(protocol, NO_RULE_ANSWER)
+    // An app that normalises Unicode (NFKC: "/ａdmin" is "/admin") must not be reached on a
+    // path that another rule guards: both readings have to find the same rule.
+    if (NON_ASCII.test(path) && matchRule(rules, original.method, original.host, path.normalize('NFKC')) !== rule) {
+      return counted(protocol, FORBIDDEN_PATH_ANSWER)
+    }
     const step = steps.get(rule)
     if (step === undefined) return counted(protocol, allowed(rule, '', undefined))
 

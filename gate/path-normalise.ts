@@ -14,9 +14,15 @@ const ENCODED_SEPARATOR = /%(?:2f|5c|00)/i
 // `/admin;x/` is `/admin/` to some servers).
 const AMBIGUOUS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\\;]/u
 const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/
-// A segment ending in a space or a dot: Windows and IIS drop them (`/admin.` and `/admin%20`
-// are `/admin` there), and a later rule would match what the app serves as a guarded path.
-const TRAILING_SPACE_OR_DOT = /[ .](?:\/|$)/
+// A segment ending in whitespace or a dot, or starting with whitespace: Windows and IIS drop
+// trailing dots and spaces (`/admin.` and `/admin%20` are `/admin` there), and apps that
+// trim segments drop Unicode spaces too (Python's strip() drops U+00A0 and U+3000); a later
+// rule would match what the app serves as a guarded path.
+const EDGE_SPACE_OR_TRAILING_DOT = /(?:^|\/)\p{White_Space}|[\p{White_Space}.](?:\/|$)/u
+// The characters that give a path its structure: compatibility normalisation (NFKC, which
+// some frameworks and Windows' best-fit mapping apply) must not make any of them, as it
+// makes "．．" of U+FF0E into "..", and "／" (U+FF0F) into "/".
+const STRUCTURE = /[^/\\;%.]/g
 // A byte above 0x7f sent raw: Node reads header values as latin1, so such a path is read
 // differently from an app that reads UTF-8. Only percent-encoded UTF-8 is one reading.
 const RAW_NON_ASCII = /[^\u0000-\u007f]/
@@ -27,8 +33,10 @@ const RAW_NON_ASCII = /[^\u0000-\u007f]/
  * `.` or `..` segments (also encoded), an empty segment (`//`), an encoded `/`, `\` or
  * NUL, a `%` left after decoding (double encoding), invalid encoding or UTF-8, raw bytes
  * above 0x7f (only percent-encoded UTF-8 has one reading), control characters (C0, DEL,
- * C1), Unicode format characters, line or paragraph separators, `\`, `;`, or a segment
- * ending in a space or a dot (`/admin.`, `/admin%20/x`: Windows servers drop them).
+ * C1), Unicode format characters, line or paragraph separators, `\`, `;`, a segment
+ * ending in whitespace or a dot or starting with whitespace (`/admin.`, `/admin%20/x`:
+ * Windows servers drop them), or a path that compatibility normalisation (NFKC) would give
+ * another structure (`/admin／x`, `/．．/x`) or make ambiguous.
  *
  * @example
  * ```ts
@@ -48,9 +56,23 @@ export function normalisePath(target: string): string | undefined {
   } catch {
     return undefined
   }
-  if (decoded.includes('%') || AMBIGUOUS.test(decoded) || decoded.includes('//') || DOT_SEGMENT.test(decoded)) return undefined
-  if (TRAILING_SPACE_OR_DOT.test(decoded)) return undefined
+  if (isAmbiguous(decoded)) return undefined
+  if (RAW_NON_ASCII.test(decoded)) {
+    const compatible = decoded.normalize('NFKC')
+    if (compatible.replace(STRUCTURE, '') !== decoded.replace(STRUCTURE, '') || isAmbiguous(compatible)) return undefined
+  }
   return decoded
+}
+
+/** Whether a decoded path has a character or a shape two readers could take differently. */
+function isAmbiguous(decoded: string): boolean {
+  return (
+    decoded.includes('%') ||
+    AMBIGUOUS.test(decoded) ||
+    decoded.includes('//') ||
+    DOT_SEGMENT.test(decoded) ||
+    EDGE_SPACE_OR_TRAILING_DOT.test(decoded)
+  )
 }
 
 /**

@@ -39,7 +39,8 @@ describe('normalisePath', () => {
     ['/admin/', '/admin/'],
     ['/v1.2/a.b/x', '/v1.2/a.b/x'],
     ['/docs/a%20b/', '/docs/a b/'],
-    ['/%E2%80%A6/%C2%A0x', '/\u2026/\u00a0x'],
+    ['/%E2%82%AC/%C3%A6x/a%C2%A0b', '/\u20ac/\u00e6x/a\u00a0b'],
+    ['/%EF%AC%81le', '/\ufb01le'],
   ])('%s reads as %s', (raw, path) => expect(normalisePath(raw)).toBe(path))
 
   it.each([
@@ -74,6 +75,10 @@ describe('normalisePath', () => {
     '/admin%20',
     '/admin ',
     '/admin...',
+    '/a/%E2%80%A6/b',
+    '/a%EF%BC%9Bb',
+    '/a%EF%BC%85b',
+    '/a%EF%BC%BCb',
   ])('%j is refused', (raw) => expect(normalisePath(raw)).toBeUndefined())
 })
 
