@@ -87,9 +87,10 @@ function build(method: string | undefined, scheme: string | undefined, authority
 export function originalRequest(protocol: CheckProtocol, req: IncomingMessage, url: string): OriginalRequest | undefined {
   switch (protocol) {
     case 'auth-request': {
-      // nginx: X-Original-URL is $scheme://$http_host$request_uri, not resolved by any URL parser.
-      // $http_host is the client's Host header; nginx routes by the request line's host when
-      // there is one, and passes that ($host) after the endpoint's path.
+      // nginx: X-Original-URL is $scheme://$host$gate_port$request_uri (docs/gate.md), not
+      // resolved by any URL parser. ingress-nginx builds it from $http_host, the client's Host
+      // header, while it routes by the request line's host when there is one: it passes that
+      // ($host) after the endpoint's path, and the check holds the two to one host.
       const original = singleHeader(req, 'x-original-url')
       const match = original === undefined ? null : /^(https?):\/\/([^/?#\s]*)(\/[^\s]*)$/i.exec(original)
       if (match === null) return undefined
