@@ -25,7 +25,7 @@ import type { GateMetrics } from './metrics.js'
 import type { GateOAuth } from './oauth-clients.js'
 import { isBrowserRequest, originalRequest, type CheckProtocol, type OriginalRequest, type ProxyRequest } from './original-request.js'
 import { normalisePath } from './path-normalise.js'
-import { matchRule } from './rules.js'
+import { isKnownHost, matchRule } from './rules.js'
 import type { GateSession, SessionCookies } from './session.js'
 import type { TrustCheck } from './trusted-proxies.js'
 
@@ -126,7 +126,7 @@ export interface CheckRecord {
   readonly answer: Answer
   /**
    * Why, as a code: `allowed`, `anyone`; a denial's reason (`not_member`, `role_too_low`,
-   * `inactive`, ...); `no_rule`, `ambiguous_path`; `untrusted_peer`, `no_original_request`;
+   * `inactive`, ...); `no_rule`, `ambiguous_path`, `unknown_host`, `host_mismatch`; `untrusted_peer`, `no_original_request`;
    * `no_credentials`, `session_expired`; or the error's code (`ERR_TOKEN_INVALID`,
    * `ERR_UPSTREAM_TIMEOUT`, ...).
    */
@@ -143,6 +143,8 @@ export type CheckHandler = (protocol: CheckProtocol, req: ProxyRequest, url: str
 /** Milliseconds before its expiry at which a session's access token is no longer used. */
 const EXPIRY_MARGIN = 5_000
 
+const NON_ASCII = /[^\u0000-\u007f]/
+
 /** Creates the handler of the check endpoints. */
 export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   const { flow, rules, settings, trusted, cookies, oauth, metrics, now, observe } = deps
@@ -153,9 +155,17 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   // The refusals that depend on nothing of the request, answered as they are: made once.
   const MISSING_ANSWER = fromContract(MISSING)
   const FORBIDDEN_PATH_ANSWER = fromContract(
-    contract(new ForbiddenError('The request path is ambiguous (dot segments, "//", encoded "/" or "\\", or invalid encoding)')),
+    contract(
+      new ForbiddenError(
+        'The request path is ambiguous (dot segments, "//", encoded "/" or "\\", control or invisible characters, a segment ending in a space or a dot, or invalid encoding)',
+      ),
+    ),
   )
   const NO_RULE_ANSWER = fromContract(contract(new ForbiddenError('No rule of the gate allows this request')))
+  const UNKNOWN_HOST_ANSWER = fromContract(contract(new ForbiddenError('The gate serves no such host')))
+  const HOST_MISMATCH_ANSWER = fromContract(
+    contract(new ForbiddenError('The request names another host than the one the proxy routed it by')),
+  )
   const userHeader = settings.headers.user.toLowerCase()
   const ruleHeader = settings.headers.rule.toLowerCase()
   const tokenHeader = settings.headers.token?.toLowerCase()
@@ -244,10 +254,22 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     if (!trusted(req.socket.remoteAddress)) return counted({ protocol, req, started }, MISSING_ANSWER, 'untrusted_peer')
     const original = originalRequest(protocol, req, url)
     if (original === undefined) return counted({ protocol, req, started }, MISSING_ANSWER, 'no_original_request')
+    // The proxy's routing and the gate's judging must name one host, or a client picks the looser rules.
+    if (original.routedHost !== undefined && original.routedHost !== original.host) {
+      return counted({ protocol, req, started, original }, HOST_MISMATCH_ANSWER, 'host_mismatch')
+    }
+    if (settings.strictHosts && !isKnownHost(rules, settings.redirectHosts, original.host)) {
+      return counted({ protocol, req, started, original }, UNKNOWN_HOST_ANSWER, 'unknown_host')
+    }
     const path = normalisePath(original.target)
     if (path === undefined) return counted({ protocol, req, started, original }, FORBIDDEN_PATH_ANSWER, 'ambiguous_path')
     const rule = matchRule(rules, original.method, original.host, path)
     if (rule === undefined) return counted({ protocol, req, started, original }, NO_RULE_ANSWER, 'no_rule')
+    // An app that normalises Unicode (NFKC: "/ａdmin" is "/admin") must not be reached on a
+    // path that another rule guards: both readings have to find the same rule.
+    if (NON_ASCII.test(path) && matchRule(rules, original.method, original.host, path.normalize('NFKC')) !== rule) {
+      return counted({ protocol, req, started, original }, FORBIDDEN_PATH_ANSWER, 'ambiguous_path')
+    }
     const step = steps.get(rule)
     if (step === undefined) return counted({ protocol, req, started, original, rule }, allowed(rule, '', undefined), 'anyone')
 

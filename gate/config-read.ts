@@ -20,8 +20,8 @@ type Path = GateConfigPath
 type Obj = Record<string, unknown>
 
 const TOP_KEYS = [
-  'listen', 'trustedProxies', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'headers', 'log', 'extensionMethods',
-  'rules', 'fixtures', 'tests',
+  'listen', 'trustedProxies', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'strictHosts', 'headers', 'log',
+  'extensionMethods', 'rules', 'fixtures', 'tests',
 ] // prettier-ignore
 /** The resolver's options a file can set (code-only ones, such as `dispatcher`, are not among them). */
 const SERVICE_KEYS = [
@@ -423,6 +423,11 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     rules.map((rule) => rule.id as string),
   )
 
+  const strictIn = input['strictHosts']
+  if (strictIn !== undefined && typeof strictIn !== 'boolean') problems.add(['strictHosts'], 'must be true or false')
+  // On by default as soon as rules name hosts: then a host they do not name is a client's guess.
+  const strictHosts = typeof strictIn === 'boolean' ? strictIn : rules.some((rule) => rule.host !== undefined)
+
   return {
     listen,
     trustedProxies: trustedGiven ?? DEFAULT_TRUSTED,
@@ -431,6 +436,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     cookie,
     redis,
     redirectHosts: redirectHosts.map((host) => host.toLowerCase()),
+    strictHosts,
     headers,
     log,
     rules,

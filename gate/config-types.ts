@@ -84,6 +84,12 @@ export interface GateConfig {
   readonly redis?: { readonly url: string; readonly secret: string; readonly prefix?: string }
   /** Hosts an absolute `rd` may name besides those the rules name. */
   readonly redirectHosts?: readonly string[]
+  /**
+   * Refuse (403, before any rule) a request to a host that no rule's `host` and no
+   * `redirectHosts` entry names, so a client cannot pick which host's rules judge it.
+   * Default: `true` when any rule has a `host`, else `false`.
+   */
+  readonly strictHosts?: boolean
   /** Names of the headers sent to the app; `token: true` also passes the access token. */
   readonly headers?: { readonly user?: string; readonly rule?: string; readonly token?: boolean | string }
   /**
@@ -134,6 +140,8 @@ export interface GateSettings {
   readonly cookie: { readonly name: string | undefined; readonly secrets: readonly string[]; readonly maxAge: number }
   readonly redis: { readonly url: string; readonly secret: string; readonly prefix: string | undefined } | undefined
   readonly redirectHosts: readonly string[]
+  /** Whether a request to a host no rule nor `redirectHosts` names is refused (see {@link GateConfig.strictHosts}). */
+  readonly strictHosts: boolean
   readonly headers: { readonly user: string; readonly rule: string; readonly token: string | undefined }
   /** The decision log; `undefined`: none. */
   readonly log: DecisionLogSettings | undefined

@@ -5,28 +5,33 @@
  */
 
 /**
- * The value of the first cookie named `name` in the request's `Cookie` header(s), or
- * `undefined`.
+ * The value of the one cookie named `name` in the request's `Cookie` header(s), or
+ * `undefined` when there is none or more than one: a second cookie of the same name is one
+ * a sibling subdomain (or a script there) tossed in, and which of the two a browser sends
+ * first is not the gate's to guess, so neither is read.
  *
  * @example
  * ```ts
  * readCookie('a=1; voot-gate=xyz', 'voot-gate') // 'xyz'
+ * readCookie('voot-gate=xyz; voot-gate=abc', 'voot-gate') // undefined
  * ```
  */
 export function readCookie(header: string | readonly string[] | undefined, name: string): string | undefined {
   if (header === undefined) return undefined
   const lines = typeof header === 'string' ? [header] : header
+  let found: string | undefined
   for (const line of lines) {
     for (const part of line.split(';')) {
       const eq = part.indexOf('=')
       if (eq === -1) continue
       if (part.slice(0, eq).trim() !== name) continue
+      if (found !== undefined) return undefined
       let value = part.slice(eq + 1).trim()
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1)
-      return value
+      found = value
     }
   }
-  return undefined
+  return found
 }
 
 /** Attributes of a `Set-Cookie` line; `HttpOnly`, `SameSite=Lax` and `Path=/` always. */

@@ -18,8 +18,8 @@ import type { CompiledRule, GateConfig, GateSettings } from './config-types.js'
 import { createDecisionLog, type DecisionLogOutput } from './decision-log.js'
 import { createGateMetrics } from './metrics.js'
 import { createGateOAuth, type GateOAuth } from './oauth-clients.js'
-import { EXT_AUTHZ_PREFIX } from './original-request.js'
-import { compileRules, isKnownHost } from './rules.js'
+import { AUTH_REQUEST_PATH, EXT_AUTHZ_PREFIX } from './original-request.js'
+import { compileRules, isKnownHost, isRedirectHost } from './rules.js'
 import { createSessionCookies } from './session.js'
 import { createSignInHandlers } from './sign-in.js'
 import { createTrustCheck } from './trusted-proxies.js'
@@ -290,11 +290,20 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const checkNow = createCheckHandler({ flow, rules, settings, trusted, cookies, oauth, metrics, now, observe })
   const check: typeof checkNow =
     decisions === undefined ? checkNow : (protocol, req, url) => decisions.run(() => checkNow(protocol, req, url))
-  const known = (host: string) => isKnownHost(rules, settings.redirectHosts, host)
   const browser =
     oauth === undefined || cookies === undefined
       ? undefined
-      : createSignInHandlers({ core, oauth, cookies, trusted, isKnownHost: known, metrics, now, log: warn })
+      : createSignInHandlers({
+          core,
+          oauth,
+          cookies,
+          trusted,
+          isRedirectHost: (host) => isRedirectHost(rules, settings.redirectHosts, host),
+          isServedHost: (host) => !settings.strictHosts || isKnownHost(rules, settings.redirectHosts, host),
+          metrics,
+          now,
+          log: warn,
+        })
   let closing = false
 
   const ready = (async () => {
@@ -321,7 +330,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
 
   function route(req: IncomingMessage, url: string, path: string, query: string): Answer | Promise<Answer> {
     const method = req.method ?? 'GET'
-    if (path === '/_gate/auth-request') return check('auth-request', req, url)
+    if (path === AUTH_REQUEST_PATH || path.startsWith(`${AUTH_REQUEST_PATH}/`)) return check('auth-request', req, url)
     if (path === '/_gate/forward-auth') return check('forward-auth', req, url)
     if (path === EXT_AUTHZ_PREFIX || path.startsWith(`${EXT_AUTHZ_PREFIX}/`)) return check('ext-authz', req, url)
     switch (path) {

@@ -20,6 +20,12 @@ export interface OriginalRequest {
   readonly authority: string
   /** The request target as sent: path and query, not decoded. */
   readonly target: string
+  /**
+   * The host the proxy routed the request by, when it says so apart from the URL
+   * (`/_gate/auth-request/<host>`: nginx's `$host`); the check refuses a request whose
+   * {@link host} differs from it.
+   */
+  readonly routedHost?: string
 }
 
 /**
@@ -35,6 +41,9 @@ export interface ProxyRequest {
 
 /** The check endpoints, by the proxy protocol they speak. */
 export type CheckProtocol = 'auth-request' | 'forward-auth' | 'ext-authz'
+
+/** The path of the nginx endpoint; `/<host>` may follow it (the host nginx routed by). */
+export const AUTH_REQUEST_PATH = '/_gate/auth-request'
 
 /** The path prefix of the Envoy endpoint. */
 export const EXT_AUTHZ_PREFIX = '/_gate/ext-authz'
@@ -89,11 +98,21 @@ function build(method: string | undefined, scheme: string | undefined, authority
 export function originalRequest(protocol: CheckProtocol, req: ProxyRequest, url: string): OriginalRequest | undefined {
   switch (protocol) {
     case 'auth-request': {
-      // nginx: X-Original-URL is $scheme://$http_host$request_uri, not resolved by any URL parser.
+      // nginx: X-Original-URL is $scheme://$host$gate_port$request_uri (docs/gate.md), not
+      // resolved by any URL parser. ingress-nginx builds it from $http_host, the client's Host
+      // header, while it routes by the request line's host when there is one: it passes that
+      // ($host) after the endpoint's path, and the check holds the two to one host.
       const original = singleHeader(req, 'x-original-url')
-      const match = original === undefined ? null : /^(https?):\/\/([^/?#\s]+)(\/[^\s]*)$/i.exec(original)
+      const match = original === undefined ? null : /^(https?):\/\/([^/?#\s]*)(\/[^\s]*)$/i.exec(original)
       if (match === null) return undefined
-      return build(singleHeader(req, 'x-original-method'), match[1], match[2], match[3])
+      const path = url.split('?', 1)[0] as string
+      if (path === AUTH_REQUEST_PATH) return build(singleHeader(req, 'x-original-method'), match[1], match[2] || undefined, match[3])
+      const routed = path.slice(AUTH_REQUEST_PATH.length + 1)
+      const routedHost = hostOf(routed)
+      if (routedHost === undefined) return undefined
+      // HTTP/1.0 without Host: $http_host is empty, and the routed host is the only one there is.
+      const built = build(singleHeader(req, 'x-original-method'), match[1], match[2] || routed, match[3])
+      return built === undefined ? undefined : { ...built, routedHost }
     }
     case 'forward-auth':
       return build(

@@ -130,8 +130,21 @@ export function matchRule(rules: readonly CompiledRule[], method: string, host: 
   return undefined
 }
 
-/** Whether an absolute `rd` may name `host`: a host a rule names (a wildcard rule's subdomains too) or a `redirectHosts` entry. */
+/**
+ * Whether the gate serves `host` (what `strictHosts` asks): a host a rule names (a
+ * wildcard rule's subdomains too) or a `redirectHosts` entry.
+ */
 export function isKnownHost(rules: readonly CompiledRule[], redirectHosts: readonly string[], host: string): boolean {
   if (redirectHosts.includes(host)) return true
   return rules.some((rule) => rule.host !== undefined && hostMatches(rule, host))
+}
+
+/**
+ * Whether an absolute `rd` may name `host`: a host a rule names exactly, or a
+ * `redirectHosts` entry. A wildcard rule's subdomains are not: any of them (a user's page,
+ * a forgotten test host) would turn sign-in into an open redirect; list those in `redirectHosts`.
+ */
+export function isRedirectHost(rules: readonly CompiledRule[], redirectHosts: readonly string[], host: string): boolean {
+  if (redirectHosts.includes(host)) return true
+  return rules.some((rule) => rule.host !== undefined && rule.hostSuffix === undefined && rule.host === host)
 }

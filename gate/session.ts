@@ -5,9 +5,11 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto'
 import { createCookieSealer } from './cookie-seal.js'
 import { readCookie, setCookie } from './cookies.js'
 import { isLoopbackHostname } from './loopback.js'
+import { createSignOutList } from './sign-out-list.js'
 
 /** A signed-in browser's session. */
 export interface GateSession {
@@ -19,6 +21,8 @@ export interface GateSession {
   readonly sub: string
   /** When the session began (ms); the session ends `cookie.maxAge` later whatever refreshes happen. */
   readonly issuedAt: number
+  /** The session's random id, for the sign-out list; made by `writeSession` when absent. */
+  readonly sid?: string
 }
 
 /** What a sign-in keeps between `/_gate/signin` and `/_gate/callback`. */
@@ -56,10 +60,16 @@ export interface SessionCookies {
   nameFor(origin: Origin): string
   /** Whether cookies for `origin` carry `Secure` (all but plain http on loopback). */
   secureFor(origin: Origin): boolean
+  /**
+   * The session of the cookie, or `undefined`: absent, sent twice, forged, expired, sealed
+   * for another host than `origin`'s, or signed out.
+   */
   readSession(cookieHeader: string | readonly string[] | undefined, origin: Origin): GateSession | undefined
-  /** The `Set-Cookie` value, or `undefined` when the sealed cookie would exceed 4 KB. */
+  /** The `Set-Cookie` value of a session bound to `origin`'s host, or `undefined` when the sealed cookie would exceed 4 KB. */
   writeSession(session: GateSession, origin: Origin): string | undefined
   clearSession(origin: Origin): string
+  /** Lists the session as signed out: its sealed value opens no more (in this process) until it would have ended. */
+  signOut(session: GateSession): void
   readSignIn(cookieHeader: string | readonly string[] | undefined, origin: Origin): SignInState | undefined
   writeSignIn(state: SignInState, origin: Origin): string | undefined
   clearSignIn(origin: Origin): string
@@ -80,6 +90,7 @@ export function createSessionCookies(
   const nameFor = (origin: Origin) => config.name ?? (secureFor(origin) ? '__Host-voot-gate' : 'voot-gate')
   const signInName = (origin: Origin) => `${nameFor(origin)}-signin`
   const maxAgeSeconds = Math.floor(config.maxAge / 1000)
+  const signedOut = createSignOutList(now)
 
   /** The parsed content of the cookie `name` opened with `sealer`, or `undefined` (absent, forged, unreadable). */
   function openCookie(sealer: typeof sessions, header: string | readonly string[] | undefined, name: string): unknown {
@@ -110,26 +121,35 @@ export function createSessionCookies(
     readSession(header, origin) {
       const content = openCookie(sessions, header, nameFor(origin))
       if (!Array.isArray(content)) return undefined
-      const [version, accessToken, expiresAt, refreshToken, sub, issuedAt] = content as unknown[]
-      if (version !== 1 || !isString(accessToken) || !isString(sub) || !fresh(issuedAt, config.maxAge)) return undefined
+      const [version, accessToken, expiresAt, refreshToken, sub, issuedAt, host, sid] = content as unknown[]
+      // Version 1 named no host: such a session signs in again rather than open on every host.
+      if (version !== 2 || !isString(accessToken) || !isString(sub) || !fresh(issuedAt, config.maxAge)) return undefined
       if (expiresAt !== null && typeof expiresAt !== 'number') return undefined
       if (refreshToken !== null && !isString(refreshToken)) return undefined
-      return { accessToken, expiresAt: expiresAt ?? undefined, refreshToken: refreshToken ?? undefined, sub, issuedAt }
+      // Bound to the host it was made on: a copy taken to another host the gate serves opens nothing there.
+      if (host !== origin.host || !isString(sid) || signedOut.has(sid)) return undefined
+      return { accessToken, expiresAt: expiresAt ?? undefined, refreshToken: refreshToken ?? undefined, sub, issuedAt, sid }
     },
     writeSession(session, origin) {
       const name = nameFor(origin)
       const text = JSON.stringify([
-        1,
+        2,
         session.accessToken,
         session.expiresAt ?? null,
         session.refreshToken ?? null,
         session.sub,
         session.issuedAt,
+        origin.host,
+        session.sid ?? randomBytes(16).toString('base64url'),
       ])
       const left = Math.max(1, maxAgeSeconds - Math.floor((now() - session.issuedAt) / 1000))
       return bounded(setCookie(name, sessions.seal(name, text), { secure: secureFor(origin), maxAge: left }))
     },
     clearSession: (origin) => setCookie(nameFor(origin), '', { secure: secureFor(origin), maxAge: 0 }),
+    signOut(session) {
+      // A minute past the end, as `fresh` forgives a minute of clock skew.
+      if (session.sid !== undefined) signedOut.add(session.sid, session.issuedAt + config.maxAge + 60_000)
+    },
     readSignIn(header, origin) {
       const state = openCookie(signIns, header, signInName(origin)) as Partial<SignInState> | null | undefined
       if (typeof state !== 'object' || state === null || !fresh(state.createdAt, SIGN_IN_LIFETIME)) return undefined

@@ -23,7 +23,10 @@ export interface SignInDependencies {
   readonly oauth: GateOAuth
   readonly cookies: SessionCookies
   readonly trusted: TrustCheck
-  readonly isKnownHost: (host: string) => boolean
+  /** Whether an absolute `rd` may name `host` besides the request's own. */
+  readonly isRedirectHost: (host: string) => boolean
+  /** Whether the gate serves `host` (always, unless `strictHosts` is on and nothing names it). */
+  readonly isServedHost: (host: string) => boolean
   readonly metrics: GateMetrics
   readonly now: () => number
   /** Reports what an operator should see (never a token). */
@@ -47,14 +50,18 @@ const unavailable = () =>
 
 /** Creates the handlers. */
 export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
-  const { core, oauth, cookies, trusted, isKnownHost, metrics, now, log } = deps
+  const { core, oauth, cookies, trusted, isRedirectHost, isServedHost, metrics, now, log } = deps
 
-  function originOf(req: IncomingMessage): BrowserOrigin | undefined {
-    return browserOrigin(req, trusted)
+  /** The request's origin, or the answer refusing it: no host named, or (strictHosts) one the gate does not serve. */
+  function originOf(req: IncomingMessage): BrowserOrigin | Answer {
+    const origin = browserOrigin(req, trusted)
+    if (origin === undefined) return invalid('The request does not name its host')
+    if (!isServedHost(origin.host)) return jsonAnswer(403, { error: 'forbidden', error_description: 'The gate serves no such host' })
+    return origin
   }
 
   function target(query: URLSearchParams, origin: BrowserOrigin): string | undefined {
-    return safeRedirect(query.get('rd') ?? '/', isKnownHost, origin.host)
+    return safeRedirect(query.get('rd') ?? '/', isRedirectHost, origin)
   }
 
   async function refreshed(session: GateSession, origin: BrowserOrigin): Promise<string | undefined> {
@@ -80,7 +87,7 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
   return {
     async signIn(req, query) {
       const origin = originOf(req)
-      if (origin === undefined) return invalid('The request does not name its host')
+      if ('status' in origin) return origin
       const rd = target(query, origin)
       if (rd === undefined) return invalid('rd must be a relative path or a URL on a host the gate knows')
       if (origin.scheme === 'http' && !isLoopbackHostname(origin.host)) {
@@ -120,7 +127,7 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
 
     async callback(req, url) {
       const origin = originOf(req)
-      if (origin === undefined) return invalid('The request does not name its host')
+      if ('status' in origin) return origin
       const state = cookies.readSignIn(req.headers.cookie, origin)
       const clear = cookies.clearSignIn(origin)
       const failed = (description: string): Answer => {
@@ -154,14 +161,15 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
 
     async signOut(req, query) {
       const origin = originOf(req)
-      if (origin === undefined) return invalid('The request does not name its host')
+      if ('status' in origin) return origin
       const sent = req.headers.origin
       if (typeof sent !== 'string' || sent.toLowerCase() !== `${origin.scheme}://${origin.authority}`.toLowerCase()) {
         return jsonAnswer(403, { error: 'forbidden', error_description: 'Sign-out must come from a page of the same origin' })
       }
-      const rd = target(query, origin) ?? '/'
+      const rd = target(query, origin)
       const session = cookies.readSession(req.headers.cookie, origin)
       if (session !== undefined) {
+        cookies.signOut(session)
         try {
           await core.resolver.invalidate(session.accessToken)
         } catch {
@@ -169,7 +177,13 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
         }
       }
       metrics.signIn('signed-out')
-      return redirectAnswer(303, rd, [cookies.clearSession(origin)])
+      const clear = cookies.clearSession(origin)
+      // Signed out all the same; only the redirect is refused, as sign-in refuses it.
+      if (rd === undefined) {
+        const answer = invalid('rd must be a relative path or a URL on a host the gate knows')
+        return { ...answer, headers: { ...answer.headers, 'set-cookie': [clear] } }
+      }
+      return redirectAnswer(303, rd, [clear])
     },
   }
 }

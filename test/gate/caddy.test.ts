@@ -4,11 +4,12 @@
  */
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Emulator } from '../../testing/index.js'
+import { ORG_ID, type Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { CADDY, needBinary, startCaddy, startEchoApp, type RunningProxy } from './support/proxies.js'
-import { appSaw, send } from './support/raw-request.js'
+import { ATTACK_PATHS } from './support/attack-paths.js'
+import { appSaw, send, sendRaw } from './support/raw-request.js'
 
 let emulator: Emulator
 let gate: GateServer
@@ -118,11 +119,58 @@ describe('Caddy forward_auth in front of a plain app', () => {
     expect(app.seen.length).toBe(before)
   })
 
+  it.for(ATTACK_PATHS)('refuses %s (%s) with 403 from the gate, before the app sees it', async ([path], ctx) => {
+    needBinary(ctx, CADDY)
+    const before = app.seen.length
+    const answer = await send(caddy!.url, path, { headers: bearer(emulator.issueToken('bob')) })
+    expect(answer.status).toBe(403)
+    expect(app.seen.length).toBe(before)
+  })
+
   it('does not serve the gate’s check endpoints to the public', async (ctx) => {
     needBinary(ctx, CADDY)
     for (const path of ['/_gate/forward-auth', '/_gate/metrics', '/_gate/auth-request']) {
       const answer = await send(caddy!.url, path, { headers: bearer(emulator.issueToken('alice')) })
       expect(answer.status, path).toBe(404)
     }
+  })
+})
+
+describe('Caddy: the host the gate judges is the host Caddy routed by', () => {
+  const hostRules = [
+    { id: 'app-admin', host: 'app.example.org', path: '/admin/**', require: { group: ORG_ID, role: 'admin' } },
+    { id: 'signed-in', host: '*.example.org', allow: 'signed-in' as const },
+  ]
+  let hostGate: GateServer
+  let hosted: RunningProxy | undefined
+
+  beforeAll(async () => {
+    hostGate = await startTestGate(testGateConfig(emulator, { rules: hostRules }))
+    if (existsSync(CADDY)) hosted = await startCaddy({ gatePort: gatePort(hostGate), appPort: app.port }, { siteHost: 'app.example.org' })
+  }, 30_000)
+
+  afterAll(async () => {
+    await hosted?.stop()
+    await hostGate?.close()
+  })
+
+  const as = (user: string) => `Authorization: Bearer ${emulator.issueToken(user)}`
+
+  it('refuses an absolute-form request line whose Host names a looser host (403, app-admin)', async (ctx) => {
+    needBinary(ctx, CADDY)
+    const port = hosted!.port
+    const before = app.seen.length
+    const bob = await sendRaw(port, `GET http://app.example.org:${port}/admin/x HTTP/1.1\nHost: other.example.org:${port}\n${as('bob')}`)
+    expect(bob.status).toBe(403)
+    expect(app.seen.length).toBe(before)
+    const alice = await sendRaw(
+      port,
+      `GET http://app.example.org:${port}/admin/x HTTP/1.1\nHost: other.example.org:${port}\n${as('alice')}`,
+    )
+    expect(alice.status).toBe(200)
+    expect(appSaw(alice).headers['x-voot-rule']).toBe('app-admin')
+    // Another Host alone reaches no site of this Caddy, and never the app.
+    const other = await sendRaw(port, `GET /admin/x HTTP/1.1\nHost: other.example.org:${port}\n${as('bob')}`)
+    expect(app.seen.length).toBe(before + 1)
   })
 })

@@ -46,6 +46,12 @@ describe('docs/gate.md', () => {
     expect(yaml).toContain('trustForwardHeader: false')
     expect(yaml).toContain('path_prefix: /_gate/ext-authz')
     expect(yaml).toContain('status_on_error: { code: ServiceUnavailable }')
-    expect(yaml).toContain('nginx.ingress.kubernetes.io/auth-url: "http://voot-gate.auth.svc.cluster.local:4181/_gate/auth-request"')
+    expect(yaml).toContain('nginx.ingress.kubernetes.io/auth-url: "http://voot-gate.auth.svc.cluster.local:4181/_gate/auth-request/$host"')
+  })
+
+  it('never has nginx tell the gate the raw Host header ($http_host) as the host to judge', async () => {
+    const conf = await read('examples/gate/nginx.conf')
+    const told = [...conf.matchAll(/proxy_set_header (X-Original-URL|X-Forwarded-Host) ([^;]+);/g)].map((match) => match[2] as string)
+    expect(told).toEqual(['$host$gate_port', '$scheme://$host$gate_port$request_uri'])
   })
 })

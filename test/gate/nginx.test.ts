@@ -6,11 +6,12 @@
  */
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Emulator } from '../../testing/index.js'
+import { ORG_ID, type Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { needBinary, NGINX, startEchoApp, startNginx, type RunningProxy } from './support/proxies.js'
-import { appSaw, send } from './support/raw-request.js'
+import { ATTACK_PATHS } from './support/attack-paths.js'
+import { appSaw, send, sendRaw } from './support/raw-request.js'
 
 let emulator: Emulator
 let gate: GateServer
@@ -146,6 +147,14 @@ describe('nginx auth_request in front of a plain app', () => {
     expect(app.seen.length).toBe(before)
   })
 
+  it.for(ATTACK_PATHS)('refuses %s (%s) with 403 from the gate, before the app sees it', async ([path], ctx) => {
+    needBinary(ctx, NGINX)
+    const before = app.seen.length
+    const answer = await send(nginx!.url, path, { headers: bearer(emulator.issueToken('bob')) })
+    expect(answer.status).toBe(403)
+    expect(app.seen.length).toBe(before)
+  })
+
   it('ignores a client-sent X-Original-URL: nginx sets its own', async (ctx) => {
     needBinary(ctx, NGINX)
     const answer = await send(nginx!.url, '/admin/reports', {
@@ -160,5 +169,86 @@ describe('nginx auth_request in front of a plain app', () => {
       const answer = await send(nginx!.url, path, { headers: bearer(emulator.issueToken('alice')) })
       expect(answer.status, path).toBe(404)
     }
+  })
+})
+
+describe('nginx: the host the gate judges is the host nginx routed by', () => {
+  // Host-scoped rules, as in the attack: app.example.org/admin needs an admin; any other
+  // subdomain of example.org lets anyone signed in through. strictHosts is on (rules name hosts).
+  const hostRules = [
+    { id: 'health', path: '/healthz', allow: 'anyone' as const },
+    { id: 'app-admin', host: 'app.example.org', path: '/admin/**', require: { group: ORG_ID, role: 'admin' } },
+    { id: 'signed-in', host: '*.example.org', allow: 'signed-in' as const },
+  ]
+  let hostGate: GateServer
+  let fenced: RunningProxy | undefined
+  let single: RunningProxy | undefined
+  let ingress: RunningProxy | undefined
+
+  beforeAll(async () => {
+    hostGate = await startTestGate(testGateConfig(emulator, { rules: hostRules }))
+    if (!existsSync(NGINX)) return
+    const addresses = { gatePort: gatePort(hostGate), appPort: app.port }
+    fenced = await startNginx(addresses, { defaultServer: true })
+    single = await startNginx(addresses)
+    // What ingress-nginx generates: X-Original-URL from $http_host, the routed host after the endpoint.
+    ingress = await startNginx(addresses, {
+      defaultServer: true,
+      edit: (server) =>
+        server
+          .replace('X-Original-URL $scheme://$host$gate_port$request_uri', 'X-Original-URL $scheme://$http_host$request_uri')
+          .replace('proxy_pass http://voot_gate/_gate/auth-request;', 'proxy_pass http://voot_gate/_gate/auth-request/$host;'),
+    })
+  }, 30_000)
+
+  afterAll(async () => {
+    await fenced?.stop()
+    await single?.stop()
+    await ingress?.stop()
+    await hostGate?.close()
+  })
+
+  const as = (user: string) => `Authorization: Bearer ${emulator.issueToken(user)}`
+
+  it('refuses an absolute-form request line whose Host names a looser host (403, app-admin)', async (ctx) => {
+    needBinary(ctx, NGINX)
+    for (const proxy of [fenced!, single!, ingress!]) {
+      const before = app.seen.length
+      const answer = await sendRaw(proxy.port, `GET http://app.example.org/admin/x HTTP/1.1\nHost: other.example.org\n${as('bob')}`)
+      expect(answer.status, proxy.config).toBe(403)
+      expect(app.seen.length).toBe(before)
+    }
+    // The gate judged app.example.org: an admin passes the same request under app-admin.
+    const admin = await sendRaw(fenced!.port, `GET http://app.example.org/admin/x HTTP/1.1\nHost: other.example.org\n${as('alice')}`)
+    expect(admin.status).toBe(200)
+    expect(appSaw(admin).headers['x-voot-rule']).toBe('app-admin')
+  })
+
+  it('judges HTTP/1.0 without Host by the server block nginx chose', async (ctx) => {
+    needBinary(ctx, NGINX)
+    // Behind a default_server, no Host reaches the 404 server; the absolute form reaches the app's.
+    expect((await sendRaw(fenced!.port, `GET /admin/x HTTP/1.0\n${as('alice')}`)).status).toBe(404)
+    expect((await sendRaw(fenced!.port, `GET http://app.example.org/admin/x HTTP/1.0\n${as('bob')}`)).status).toBe(403)
+    // The app's server alone: $host is its server_name.
+    expect((await sendRaw(single!.port, `GET /admin/x HTTP/1.0\n${as('bob')}`)).status).toBe(403)
+    const alice = await sendRaw(single!.port, `GET /admin/x HTTP/1.0\n${as('alice')}`)
+    expect(alice.status).toBe(200)
+    expect(appSaw(alice).headers['x-voot-rule']).toBe('app-admin')
+    // ingress-nginx's form: X-Original-URL has no host at all, the routed one is used.
+    expect((await sendRaw(ingress!.port, `GET http://app.example.org/admin/x HTTP/1.0\n${as('bob')}`)).status).toBe(403)
+  })
+
+  it('refuses a host no rule names (strictHosts) where nginx has no default_server', async (ctx) => {
+    needBinary(ctx, NGINX)
+    const before = app.seen.length
+    const answer = await sendRaw(single!.port, `GET /x HTTP/1.1\nHost: evil.example.com\n${as('alice')}`)
+    expect(answer.status).toBe(403)
+    // A rule without host would match it: strictHosts refuses the host before any rule.
+    expect((await sendRaw(single!.port, 'GET /healthz HTTP/1.1\nHost: evil.example.com')).status).toBe(403)
+    expect(app.seen.length).toBe(before)
+    expect((await sendRaw(single!.port, 'GET /healthz HTTP/1.1\nHost: app.example.org')).status).toBe(200)
+    const named = await sendRaw(single!.port, `GET /x HTTP/1.1\nHost: wiki.example.org\n${as('bob')}`)
+    expect(named.status).toBe(200)
+    expect(appSaw(named).headers['x-voot-rule']).toBe('signed-in')
   })
 })

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
 import { startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
+import { ATTACK_PATHS } from './support/attack-paths.js'
 import { send } from './support/raw-request.js'
 
 let emulator: Emulator
@@ -37,7 +38,8 @@ beforeAll(async () => {
     { id: 'signed-in', host: '*.example.org', allow: 'signed-in' as const },
   ]
   gate = await startTestGate(testGateConfig(emulator, { rules }))
-  distrustful = await startTestGate(testGateConfig(emulator, { rules, trustedProxies: ['10.0.0.0/8'] }))
+  // redirectHosts names its own address: strictHosts would refuse a sign-in there otherwise.
+  distrustful = await startTestGate(testGateConfig(emulator, { rules, trustedProxies: ['10.0.0.0/8'], redirectHosts: ['127.0.0.1'] }))
   passing = await startTestGate(testGateConfig(emulator, { rules, headers: { user: 'Remote-User', token: true } }))
 }, 30_000)
 
@@ -102,7 +104,7 @@ describe('Traefik forwardAuth (GET /_gate/forward-auth)', () => {
     expect(write.status).toBe(403)
     const other = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/x', 'GET', 'example.net', bearer(token)) })
     expect(other.status).toBe(403)
-    expect(JSON.parse(other.body).error_description).toBe('No rule of the gate allows this request')
+    expect(JSON.parse(other.body).error_description).toBe('The gate serves no such host')
   })
 
   it('ignores its own query string (Caddy appends the client’s) and X-Original-* headers', async () => {
@@ -250,5 +252,57 @@ describe('a check request with a body', () => {
     expect(await once()).toBe(200)
     expect(await once()).toBe(200)
     agent.destroy()
+  })
+})
+
+describe('every check endpoint refuses a path with C1 controls, Unicode format or line characters, or a trailing space or dot', () => {
+  it.for(ATTACK_PATHS)('%s (%s): 403 on auth-request, forward-auth and ext-authz', async ([path]) => {
+    const token = bearer(emulator.issueToken('bob'))
+    const nginx = await send(gate.url, '/_gate/auth-request', {
+      headers: { 'x-original-url': `https://app.example.org${path}`, 'x-original-method': 'GET', ...token },
+    })
+    const traefikAnswer = await send(gate.url, '/_gate/forward-auth', { headers: traefik(path, 'GET', 'app.example.org', token) })
+    const envoy = await send(gate.url, `/_gate/ext-authz${path}`, { headers: { host: 'app.example.org', ...token } })
+    // A raw byte above 0x7f in the request line is refused by Node's parser (400) before the gate.
+    const raw = /[^\u0000-\u007f]/.test(path)
+    if (raw) expect(envoy.status).toBe(400)
+    for (const answer of raw ? [nginx, traefikAnswer] : [nginx, traefikAnswer, envoy]) {
+      expect(answer.status).toBe(403)
+      expect(JSON.parse(answer.body).error_description).toMatch(/ambiguous/)
+    }
+  })
+})
+
+describe('the host judged is the host the proxy routed by', () => {
+  const bob = () => bearer(emulator.issueToken('bob'))
+
+  it('Envoy: the Host (:authority) it routed by; a host no rule names is refused before any rule (strictHosts)', async () => {
+    expect((await send(gate.url, '/_gate/ext-authz/admin/x', { headers: { host: 'app.example.org', ...bob() } })).status).toBe(403)
+    expect((await send(gate.url, '/_gate/ext-authz/admin/x', { headers: { host: 'other.example.org', ...bob() } })).status).toBe(200)
+    const unknown = await send(gate.url, '/_gate/ext-authz/public/x', { headers: { host: 'evil.example.com' } })
+    expect(unknown.status).toBe(403)
+    expect(JSON.parse(unknown.body).error_description).toBe('The gate serves no such host')
+  })
+
+  it('Traefik: X-Forwarded-Host, which it sets from the Host it routed by; unknown hosts refused', async () => {
+    const unknown = await send(gate.url, '/_gate/forward-auth', { headers: traefik('/public/x', 'GET', 'evil.example.com') })
+    expect(unknown.status).toBe(403)
+    expect((await send(gate.url, '/_gate/forward-auth', { headers: traefik('/public/x') })).status).toBe(200)
+  })
+
+  it('ingress-nginx: /_gate/auth-request/<$host> refuses an X-Original-URL naming another host', async () => {
+    const ask = (path: string, url: string) =>
+      send(gate.url, path, { headers: { 'x-original-url': url, 'x-original-method': 'GET', ...bob() } })
+    const mismatch = await ask('/_gate/auth-request/app.example.org', 'https://other.example.org/admin/x')
+    expect(mismatch.status).toBe(403)
+    expect(JSON.parse(mismatch.body).error_description).toMatch(/another host than the one the proxy routed/)
+    // The same host (its port and case aside) is judged as usual.
+    expect((await ask('/_gate/auth-request/app.example.org', 'https://APP.example.org:8443/admin/x')).status).toBe(403)
+    expect((await ask('/_gate/auth-request/other.example.org', 'https://other.example.org:8443/admin/x')).status).toBe(200)
+    // HTTP/1.0 without Host: $http_host is empty, the routed host is the one judged.
+    expect((await ask('/_gate/auth-request/app.example.org', 'https:///admin/x')).status).toBe(403)
+    // Without the routed host, an empty authority names nothing; a malformed routed host is refused.
+    expect((await ask('/_gate/auth-request', 'https:///admin/x')).status).toBe(401)
+    expect((await ask('/_gate/auth-request/a..b', 'https://a..b/admin/x')).status).toBe(401)
   })
 })

@@ -9,6 +9,7 @@ import { ProblemList } from '../../gate/config-problem.js'
 import { normaliseHost, normalisePath } from '../../gate/path-normalise.js'
 import { compileRules, globToRegExp, matchRule } from '../../gate/rules.js'
 import { createTrustCheck } from '../../gate/trusted-proxies.js'
+import { UNICODE_AND_TRAILING_PATHS } from './support/attack-paths.js'
 
 describe('path globs', () => {
   it.each([
@@ -36,6 +37,10 @@ describe('normalisePath', () => {
     ['/docs/a%20b?x=../y#frag', '/docs/a b'],
     ['/caf%C3%A9', '/café'],
     ['/admin/', '/admin/'],
+    ['/v1.2/a.b/x', '/v1.2/a.b/x'],
+    ['/docs/a%20b/', '/docs/a b/'],
+    ['/%E2%82%AC/%C3%A6x/a%C2%A0b', '/\u20ac/\u00e6x/a\u00a0b'],
+    ['/%EF%AC%81le', '/\ufb01le'],
   ])('%s reads as %s', (raw, path) => expect(normalisePath(raw)).toBe(path))
 
   it.each([
@@ -59,6 +64,21 @@ describe('normalisePath', () => {
     'admin',
     '',
     '/a\u0000b',
+    ...UNICODE_AND_TRAILING_PATHS.map(([path]) => path),
+    '/a%E2%80%8Fb',
+    '/a%E2%81%A0b',
+    '/a%C2%ADb',
+    '/a%F3%A0%80%81b',
+    '/a\u00e9',
+    '/a%09b',
+    '/a%7Fb',
+    '/admin%20',
+    '/admin ',
+    '/admin...',
+    '/a/%E2%80%A6/b',
+    '/a%EF%BC%9Bb',
+    '/a%EF%BC%85b',
+    '/a%EF%BC%BCb',
   ])('%j is refused', (raw) => expect(normalisePath(raw)).toBeUndefined())
 })
 

@@ -182,8 +182,100 @@ describe('sign-out', () => {
     expect(out.status).toBe(303)
     expect(out.headers.location).toBe('/bye')
     expect(out.headers['set-cookie']).toEqual(['voot-gate=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax'])
-    // The same token again (a copy of the old cookie) is asked of the group service anew.
-    expect((await check('/admin/x', cookie)).status).toBe(200)
+    // A copy of the old cookie opens no more (the sign-out list), and the same token sent
+    // as a bearer is asked of the group service anew (its cached answers were dropped).
+    const copy = await check('/admin/x', cookie)
+    expect(copy.status).toBe(401)
+    expect(copy.headers.location).toMatch(/\/_gate\/signin\?rd=/)
+    expect(emulator.count()).toBe(0)
+    const bearer = await send(gate.url, '/_gate/auth-request', {
+      headers: { 'x-original-url': `${origin}/admin/x`, 'x-original-method': 'GET', authorization: `Bearer ${alice.accessToken}` },
+    })
+    expect(bearer.status).toBe(200)
     expect(emulator.count()).toBeGreaterThan(0)
+    // Another session of the same user is not signed out by it.
+    expect((await check('/admin/x', cookieFor(session('alice')))).status).toBe(200)
+  })
+
+  it('answers 400 to a bad rd, as sign-in does, and signs out all the same', async () => {
+    const cookie = cookieFor(session('alice'))
+    const out = await send(gate.url, `/_gate/signout?rd=${encodeURIComponent('https://evil.example/')}`, {
+      method: 'POST',
+      headers: { cookie, origin },
+    })
+    expect(out.status).toBe(400)
+    expect(out.headers.location).toBeUndefined()
+    expect(out.headers['set-cookie']).toEqual(['voot-gate=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax'])
+    expect((await check('/admin/x', cookie)).status).toBe(401)
+  })
+})
+
+describe('the session is bound to one host and one cookie', () => {
+  it('opens only on the host it was made on', async () => {
+    const cookie = cookieFor(session('alice'))
+    expect((await check('/admin/x', cookie)).status).toBe(200)
+    // The same gate serves localhost too (no rule names a host): the copy opens nothing there.
+    const elsewhere = await send(gate.url, '/_gate/auth-request', {
+      headers: { 'x-original-url': `http://localhost:${new URL(origin).port}/admin/x`, 'x-original-method': 'GET', cookie },
+    })
+    expect(elsewhere.status).toBe(401)
+  })
+
+  it('refuses two cookies of the session’s name (one tossed in by a sibling subdomain), whichever comes first', async () => {
+    const alice = cookieFor(session('alice'))
+    const bob = cookieFor(session('bob'))
+    expect((await check('/admin/x', `${alice}; ${bob}`)).status).toBe(401)
+    expect((await check('/admin/x', `${bob}; ${alice}`)).status).toBe(401)
+    expect((await check('/admin/x', `${alice}; ${alice}`)).status).toBe(401)
+    expect((await check('/admin/x', `other=1; ${alice}`)).status).toBe(200)
+  })
+})
+
+describe('rd with host rules: exact names only, written as the URL standard writes them', () => {
+  let hosted: GateServer
+  beforeAll(async () => {
+    hosted = await startTestGate(
+      testGateConfig(emulator, {
+        rules: [
+          { id: 'wiki', host: 'wiki.example.org', allow: 'signed-in' },
+          { id: 'any', host: '*.example.org', allow: 'signed-in' },
+        ],
+        // As a rule naming 127.0.0.1 would: a known host, yet never by plain http from an https page.
+        redirectHosts: ['127.0.0.1'],
+      }),
+    )
+  })
+  afterAll(() => hosted?.close())
+
+  const from = (host: string) => ({ 'x-forwarded-proto': 'https', 'x-forwarded-host': host })
+  const signIn = (rd: string, host = 'wiki.example.org') =>
+    send(hosted.url, `/_gate/signin?rd=${encodeURIComponent(rd)}`, { headers: from(host) })
+
+  it.each([
+    ['https://lms.example.org/x', 'a subdomain only a wildcard rule names'],
+    ['https://evil.example.com\u3002wiki.example.org/', 'an ideographic full stop (U+3002)'],
+    ['https://evil.example.com%E3%80%82wiki.example.org/', 'an encoded ideographic full stop'],
+    ['https://wiki\uff0eexample\uff0eorg/', 'full-width full stops'],
+    ['https://wiki.example.org./x', 'a trailing dot'],
+    ['https://wiki.example.org:443/x', 'a default port the URL standard drops'],
+    ['http://127.0.0.1:1/', 'plain http to loopback from an https page'],
+    ['https://0x7f.1/', 'an IPv4 shorthand'],
+  ])('refuses rd=%s (%s) with 400', async (rd) => {
+    const answer = await signIn(rd)
+    expect(answer.status).toBe(400)
+    expect(answer.headers['set-cookie']).toBeUndefined()
+  })
+
+  it('accepts the exact host a rule names, and plain http to loopback from plain http on loopback', async () => {
+    expect((await signIn('https://wiki.example.org/x', 'lms.example.org')).status).toBe(302)
+    expect((await signIn('https://lms.example.org/x', 'lms.example.org')).status).toBe(302)
+    const loopback = await send(gate.url, `/_gate/signin?rd=${encodeURIComponent(`http://127.0.0.1:1/x`)}`)
+    expect(loopback.status).toBe(302)
+  })
+
+  it('refuses to sign in on a host no rule names (strictHosts)', async () => {
+    const answer = await signIn('/', 'evil.example.com')
+    expect(answer.status).toBe(403)
+    expect(answer.headers['set-cookie']).toBeUndefined()
   })
 })

@@ -121,12 +121,24 @@ export async function nginxServerBlock(port: number, addresses: ProxyAddresses):
     .replace('proxy_pass http://127.0.0.1:8080;', `proxy_pass http://127.0.0.1:${addresses.appPort};`)
 }
 
+/** How a test varies the nginx it starts. */
+export interface NginxOptions {
+  /** Adds a `default_server` answering 404 on the same port, as docs/gate.md advises. */
+  readonly defaultServer?: boolean
+  /** Rewrites the server block (to play what ingress-nginx generates). */
+  readonly edit?: (server: string) => string
+}
+
 /** Starts nginx with examples/gate/nginx.conf in its own prefix. */
-export async function startNginx(addresses: ProxyAddresses): Promise<RunningProxy> {
+export async function startNginx(addresses: ProxyAddresses, options: NginxOptions = {}): Promise<RunningProxy> {
   const port = await freePort()
   const dir = await mkdtemp(join(tmpdir(), 'voot-gate-nginx-'))
   for (const sub of ['logs', 'tmp']) await mkdir(join(dir, sub))
-  const server = await nginxServerBlock(port, addresses)
+  const example = await nginxServerBlock(port, addresses)
+  const edited = options.edit === undefined ? example : options.edit(example)
+  if (edited === example && options.edit !== undefined) throw new Error('the edit changed nothing in examples/gate/nginx.conf')
+  const fallback = `server {\n    listen 127.0.0.1:${port} default_server;\n    server_name _;\n    return 404;\n}\n`
+  const server = options.defaultServer === true ? `${edited}\n${fallback}` : edited
   const config = `
 worker_processes 1;
 pid ${dir}/nginx.pid;
@@ -156,11 +168,19 @@ export async function caddySite(port: number, addresses: ProxyAddresses): Promis
     .replace('reverse_proxy 127.0.0.1:8080', `reverse_proxy 127.0.0.1:${addresses.appPort}`)
 }
 
-/** Starts Caddy with examples/gate/Caddyfile, admin API off, state in its own directory. */
-export async function startCaddy(addresses: ProxyAddresses): Promise<RunningProxy> {
+/**
+ * Starts Caddy with examples/gate/Caddyfile, admin API off, state in its own directory.
+ * With `siteHost`, the site keeps a host name (`http://<siteHost>:<port>`, bound to
+ * 127.0.0.1), so Caddy routes by host as it would in production.
+ */
+export async function startCaddy(addresses: ProxyAddresses, options: { siteHost?: string } = {}): Promise<RunningProxy> {
   const port = await freePort()
   const dir = await mkdtemp(join(tmpdir(), 'voot-gate-caddy-'))
-  const site = await caddySite(port, addresses)
+  const example = await caddySite(port, addresses)
+  const site =
+    options.siteHost === undefined
+      ? example
+      : example.replace(`http://127.0.0.1:${port} {`, `http://${options.siteHost}:${port} {\n\tbind 127.0.0.1`)
   const config = `{
 	admin off
 	auto_https off
