@@ -71,7 +71,8 @@ export interface RunningProxy {
   stop(): Promise<void>
 }
 
-async function run(
+/** Runs `command` in the foreground until it listens on `port`; `stop()` ends it and removes `dir`. */
+export async function run(
   command: string,
   args: string[],
   port: number,
