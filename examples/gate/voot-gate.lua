@@ -55,7 +55,7 @@ core.register_action("voot-gate", { "http-req" }, function(txn, gate, timeout)
 
   local headers = http:req_get_headers()
   -- The host the gate judges is the one HAProxy routed by: the config's ACL matched the one
-  -- Host header; a request with none or several names no host (HAProxy's ACLs match any).
+  -- Host header (HAProxy refuses two different ones itself). None or several: no host.
   local hosts = values(headers, "host")
   if #hosts ~= 1 then
     txn:done({ status = 400, headers = { ["cache-control"] = { "no-store" } } })

@@ -241,14 +241,16 @@ describe('HAProxy with the voot-gate Lua action in front of a plain app', () => 
     const token = emulator.issueToken('alice')
     const other = await send(haproxy!.url, '/public/page', { headers: { host: 'wiki.example.org' } })
     expect(other.status).toBe(404)
-    // HAProxy's ACLs match any occurrence of a header; the config refuses a second Host.
-    for (const hosts of [
-      ['127.0.0.1', 'wiki.example.org'],
-      ['wiki.example.org', '127.0.0.1'],
+    // HAProxy's ACLs match any occurrence of a header, but HAProxy 2.6 itself refuses two
+    // different Host headers (and keeps one of two equal ones); no Host names no app.
+    const self = `127.0.0.1:${haproxy!.port}`
+    for (const head of [
+      `GET /public/page HTTP/1.1\r\nHost: ${self}\r\nHost: wiki.example.org\r\n\r\n`,
+      `GET /public/page HTTP/1.1\r\nHost: wiki.example.org\r\nHost: ${self}\r\n\r\n`,
     ]) {
-      const head = await exchange(haproxy!.port, `GET /public/page HTTP/1.1\r\nHost: ${hosts[0]}\r\nHost: ${hosts[1]}\r\n\r\n`)
-      expect(head, hosts.join(', ')).toMatch(/^HTTP\/1\.1 400 /)
+      expect(await exchange(haproxy!.port, head), head).toMatch(/^HTTP\/1\.1 400 /)
     }
+    expect(await exchange(haproxy!.port, 'GET /public/page HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 /)
     // An absolute URI naming another host than Host: HAProxy refuses it itself.
     const absolute = await send(haproxy!.url, 'http://wiki.example.org/public/page', { headers: { host: `127.0.0.1:${haproxy!.port}` } })
     expect(absolute.status).toBe(400)
