@@ -91,7 +91,10 @@ describe('HAProxy with the voot-gate Lua action in front of a plain app', () => 
     needBinary(ctx, HAPROXY)
     const before = app.seen.length
     const back = `${haproxy!.url}/wiki/page`
-    const signin = await send(haproxy!.url, `/_gate/signin?rd=${encodeURIComponent(back)}`, { headers: { accept: 'text/html' } })
+    // A client's own X-Forwarded-* are replaced: the gate believes HAProxy's (a trusted peer).
+    const signin = await send(haproxy!.url, `/_gate/signin?rd=${encodeURIComponent(back)}`, {
+      headers: { accept: 'text/html', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+    })
     expect(signin.status).toBe(302)
     const authorize = new URL(signin.headers.location as string)
     expect(`${authorize.origin}${authorize.pathname}`).toBe(`${emulator.authUrl}/oauth/authorization`)
@@ -187,6 +190,23 @@ describe('HAProxy with the voot-gate Lua action in front of a plain app', () => 
     } finally {
       await other.stop()
     }
+  })
+
+  it('asks about the request’s own method: a POST is judged as a POST', async (ctx) => {
+    needBinary(ctx, HAPROXY)
+    const before = app.seen.length
+    // courses allows GET and HEAD to course members (bob); a POST falls to the signed-in rule.
+    const student = bearer(emulator.issueToken('bob'))
+    const get = await send(haproxy!.url, '/courses/INF1000', { headers: student })
+    expect(appSaw(get).headers['x-voot-rule']).toBe('courses')
+    const post = await send(haproxy!.url, '/courses/INF1000', { method: 'POST', headers: student })
+    expect(post.status).toBe(200)
+    expect(appSaw(post).method).toBe('POST')
+    expect(appSaw(post).headers['x-voot-rule']).toBe('signed-in')
+    const head = await send(haproxy!.url, '/admin/x', { method: 'HEAD', headers: bearer(emulator.issueToken('bob')) })
+    expect(head.status).toBe(403)
+    expect(head.body).toBe('')
+    expect(app.seen.length).toBe(before + 2)
   })
 
   it('lets anyone through a public rule, and a client-sent identity header never reaches the app', async (ctx) => {
