@@ -41,7 +41,7 @@ local function unavailable(txn)
     headers = {
       ["retry-after"] = { "5" },
       ["cache-control"] = { "no-store" },
-      ["content-type"] = { "application/json" },
+      ["content-type"] = { "application/json; charset=utf-8" },
     },
     body = '{"error":"temporarily_unavailable","error_description":"The authorization service is unavailable"}',
   })
@@ -51,6 +51,12 @@ core.register_action("voot-gate", { "http-req" }, function(txn, gate, timeout)
   local http = txn.http
   for _, name in ipairs(PASSED) do
     http:req_del_header(name)
+  end
+  -- Without a number the httpclient would wait without end: a config error, answered closed.
+  local try = tonumber(timeout)
+  if try == nil or try < 1 then
+    txn:Alert("voot-gate: the second argument must be the time one try may take, in milliseconds")
+    return unavailable(txn)
   end
 
   local headers = http:req_get_headers()
@@ -77,7 +83,7 @@ core.register_action("voot-gate", { "http-req" }, function(txn, gate, timeout)
   end
 
   local ok, res = pcall(function()
-    return core.httpclient():get({ url = gate .. "/_gate/auth-request", headers = ask, timeout = tonumber(timeout) })
+    return core.httpclient():get({ url = gate .. "/_gate/auth-request", headers = ask, timeout = try })
   end)
   if not ok or type(res) ~= "table" or type(res.headers) ~= "table" then
     return unavailable(txn)

@@ -175,6 +175,20 @@ describe('HAProxy with the voot-gate Lua action in front of a plain app', () => 
     }
   })
 
+  it('answers 503 when the per-try timeout is no number, rather than wait without end', async (ctx) => {
+    needBinary(ctx, HAPROXY)
+    const other = await startHaproxy({ gatePort: gatePort(gate), appPort: app.port }, { tryTimeout: '6s' })
+    const before = app.seen.length
+    try {
+      const answer = await send(other.url, '/public/page')
+      expect(answer.status).toBe(503)
+      expect(answer.headers['retry-after']).toBe('5')
+      expect(app.seen.length).toBe(before)
+    } finally {
+      await other.stop()
+    }
+  })
+
   it('answers 503 when the action fails, never letting the request through (the config’s last word)', async (ctx) => {
     needBinary(ctx, HAPROXY)
     // A script whose action raises an error before it decides anything: HAProxy logs it and

@@ -19,8 +19,8 @@ const EXAMPLES = new URL('../../../examples/gate/', import.meta.url)
 export interface HaproxyOptions {
   /** The Lua script to load instead of examples/gate/voot-gate.lua (its text). */
   readonly script?: string
-  /** The gate's per-try timeout in ms (the example's is 6000). */
-  readonly tryTimeout?: number
+  /** The gate's per-try timeout in ms (the example's is 6000), as written in the config. */
+  readonly tryTimeout?: number | string
 }
 
 /** examples/gate/haproxy.cfg with the test's addresses, loading `scriptPath`. */
