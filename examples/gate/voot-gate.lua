@@ -6,8 +6,9 @@
 --
 -- 1: the gate's base URL. 2: how long one try may wait for the gate, in milliseconds; give it
 -- more than the gate's `service.timeout`, so the gate's own 503 and Retry-After arrive first.
--- HAProxy 2.6's httpclient tries up to 4 times on a refused connection or a timeout (it has no
--- setting for that before 2.7), so a gate that hangs is answered after 4 times this.
+-- HAProxy 2.6's httpclient tries up to 4 times on a refused connection or a timeout (2.6 has
+-- no setting for that; later ones have httpclient.retries), so a gate that hangs is answered
+-- after 4 times this.
 --
 -- Allowed (200): the request goes on with the gate's X-Voot-User and X-Voot-Rule (a client's
 -- own are removed first), and the variable txn.voot_gate is "allowed". Any other answer goes
