@@ -28,7 +28,19 @@ beforeAll(async () => {
   if (existsSync(HAPROXY)) haproxy = await startHaproxy({ gatePort: gatePort(gate), appPort: app.port })
 }, 30_000)
 
+/**
+ * An HAProxy of one test's own, stopped by the test, and again after all (a test that times
+ * out never reaches its `finally`, and a HAProxy left running outlives the test process).
+ */
+const started: RunningProxy[] = []
+async function ownHaproxy(...args: Parameters<typeof startHaproxy>): Promise<RunningProxy> {
+  const running = await startHaproxy(...args)
+  started.push(running)
+  return running
+}
+
 afterAll(async () => {
+  for (const running of started) await running.stop()
   await haproxy?.stop()
   await gate?.close()
   await app?.close()
@@ -114,30 +126,30 @@ describe('HAProxy with the voot-gate Lua action in front of a plain app', () => 
     needBinary(ctx, HAPROXY)
     // A gate of its own: a 429 backs off every cold lookup of its resolver for the time given.
     const ownGate = await startTestGate(testGateConfig(emulator))
-    const ownHaproxy = await startHaproxy({ gatePort: gatePort(ownGate), appPort: app.port })
+    const ownProxy = await ownHaproxy({ gatePort: gatePort(ownGate), appPort: app.port })
     const before = app.seen.length
     try {
       const reset = emulator.faults.add({ kind: 'reset' })
-      const down = await send(ownHaproxy.url, '/anything', { headers: bearer(emulator.issueToken('carol')) })
+      const down = await send(ownProxy.url, '/anything', { headers: bearer(emulator.issueToken('carol')) })
       emulator.faults.remove(reset)
       expect(down.status).toBe(503)
       expect(down.headers['retry-after']).toBe('5')
       // The gate's Retry-After (here the time left of a 429's) is what the client gets.
       const limited = emulator.faults.add({ kind: 'status', status: 429, headers: { 'retry-after': '30' } }, { times: 1 })
-      const answer = await send(ownHaproxy.url, '/admin/reports', { headers: bearer(emulator.issueToken('alice')) })
+      const answer = await send(ownProxy.url, '/admin/reports', { headers: bearer(emulator.issueToken('alice')) })
       emulator.faults.remove(limited)
       expect(answer.status).toBe(503)
       expect(Number(answer.headers['retry-after'])).toBeGreaterThan(25)
       expect(app.seen.length).toBe(before)
     } finally {
-      await ownHaproxy.stop()
+      await ownProxy.stop()
       await ownGate.close()
     }
   })
 
   it('answers 503 with Retry-After when the gate itself cannot be reached', async (ctx) => {
     needBinary(ctx, HAPROXY)
-    const other = await startHaproxy({ gatePort: 1, appPort: app.port })
+    const other = await ownHaproxy({ gatePort: 1, appPort: app.port })
     const before = app.seen.length
     try {
       const answer = await send(other.url, '/admin/reports', { headers: bearer(emulator.issueToken('alice')) })
@@ -159,7 +171,7 @@ describe('HAProxy with the voot-gate Lua action in front of a plain app', () => 
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     const port = (silent.address() as { port: number }).port
     // 300 ms a try; HAProxy 2.6's httpclient tries 4 times.
-    const other = await startHaproxy({ gatePort: port, appPort: app.port }, { tryTimeout: 300 })
+    const other = await ownHaproxy({ gatePort: port, appPort: app.port }, { tryTimeout: 300 })
     const before = app.seen.length
     try {
       const started = Date.now()
@@ -177,7 +189,7 @@ describe('HAProxy with the voot-gate Lua action in front of a plain app', () => 
 
   it('answers 503 when the per-try timeout is no number, rather than wait without end', async (ctx) => {
     needBinary(ctx, HAPROXY)
-    const other = await startHaproxy({ gatePort: gatePort(gate), appPort: app.port }, { tryTimeout: '6s' })
+    const other = await ownHaproxy({ gatePort: gatePort(gate), appPort: app.port }, { tryTimeout: '6s' })
     const before = app.seen.length
     try {
       const answer = await send(other.url, '/public/page')
@@ -194,7 +206,7 @@ describe('HAProxy with the voot-gate Lua action in front of a plain app', () => 
     // A script whose action raises an error before it decides anything: HAProxy logs it and
     // goes on with the next rule, which must be the config's refusal.
     const broken = 'core.register_action("voot-gate", { "http-req" }, function(txn, gate, timeout) error("broken") end, 2)\n'
-    const other = await startHaproxy({ gatePort: gatePort(gate), appPort: app.port }, { script: broken })
+    const other = await ownHaproxy({ gatePort: gatePort(gate), appPort: app.port }, { script: broken })
     const before = app.seen.length
     try {
       const answer = await send(other.url, '/public/page', { headers: bearer(emulator.issueToken('alice')) })

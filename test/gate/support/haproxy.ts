@@ -5,7 +5,7 @@
  * very files docs/gate.md shows, with the addresses (and, where a test says so, the script or
  * the gate's per-try timeout) replaced.
  */
-import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -53,14 +53,20 @@ export async function haproxyConfig(
 export async function startHaproxy(addresses: ProxyAddresses, options: HaproxyOptions = {}): Promise<RunningProxy> {
   const port = await freePort()
   const dir = await mkdtemp(join(tmpdir(), 'voot-gate-haproxy-'))
-  const script = join(dir, 'voot-gate.lua')
-  if (options.script === undefined) await copyFile(fileURLToPath(new URL('voot-gate.lua', EXAMPLES)), script)
-  else await writeFile(script, options.script)
-  const config = await haproxyConfig(port, addresses, script, options)
-  const file = join(dir, 'haproxy.cfg')
-  await writeFile(file, config)
-  // -db: foreground, no daemon, no master; its alerts go to the test's output on failure.
-  return run(HAPROXY, ['-db', '-f', file], port, dir, config)
+  try {
+    const script = join(dir, 'voot-gate.lua')
+    if (options.script === undefined) await copyFile(fileURLToPath(new URL('voot-gate.lua', EXAMPLES)), script)
+    else await writeFile(script, options.script)
+    const config = await haproxyConfig(port, addresses, script, options)
+    const file = join(dir, 'haproxy.cfg')
+    await writeFile(file, config)
+    // -db: foreground, no daemon, no master; its alerts go to the test's output on failure.
+    return await run(HAPROXY, ['-db', '-f', file], port, dir, config)
+  } catch (error) {
+    // A config refused (here or by HAProxy) leaves no directory behind.
+    await rm(dir, { recursive: true, force: true })
+    throw error
+  }
 }
 
 /**
