@@ -95,7 +95,8 @@ export async function run(
     port,
     config,
     async stop() {
-      if (child.exitCode === null) {
+      // A child killed by a signal has no exit code but a signal code: stopped already.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve))
         child.kill('SIGTERM')
         const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
