@@ -1,6 +1,7 @@
 /**
- * docs/gate.md shows the configs the tests run: its nginx and Caddy snippets are
- * examples/gate/nginx.conf and examples/gate/Caddyfile byte for byte; its Traefik and Envoy
+ * docs/gate.md shows the configs the tests run: its nginx, Caddy and HAProxy snippets are
+ * examples/gate/nginx.conf, examples/gate/Caddyfile, examples/gate/haproxy.cfg and
+ * examples/gate/voot-gate.lua byte for byte; its Traefik and Envoy
  * snippets use the endpoints and header names the protocol tests exercise.
  */
 import { readFile } from 'node:fs/promises'
@@ -37,6 +38,12 @@ describe('docs/gate.md', () => {
     const doc = await read('docs/gate.md')
     expect(fenced(doc, 'nginx')).toEqual([await read('examples/gate/nginx.conf')])
     expect(fenced(doc, 'caddy')).toEqual([await read('examples/gate/Caddyfile')])
+  })
+
+  it('shows examples/gate/haproxy.cfg and examples/gate/voot-gate.lua as they are', async () => {
+    const doc = await read('docs/gate.md')
+    expect(fenced(doc, 'haproxy')).toEqual([await read('examples/gate/haproxy.cfg')])
+    expect(fenced(doc, 'lua')).toEqual([await read('examples/gate/voot-gate.lua')])
   })
 
   it('points Traefik and Envoy at the endpoints the protocol tests call, with a 503 on error', async () => {

@@ -71,7 +71,8 @@ export interface RunningProxy {
   stop(): Promise<void>
 }
 
-async function run(
+/** Runs `command` in the foreground until it listens on `port`; `stop()` ends it and removes `dir`. */
+export async function run(
   command: string,
   args: string[],
   port: number,
@@ -94,7 +95,8 @@ async function run(
     port,
     config,
     async stop() {
-      if (child.exitCode === null) {
+      // A child killed by a signal has no exit code but a signal code: stopped already.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve))
         child.kill('SIGTERM')
         const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
