@@ -33,8 +33,8 @@ export interface ProxyRequest {
   readonly socket: { readonly remoteAddress?: string | undefined }
 }
 
-/** The check endpoints, by the proxy protocol they speak. */
-export type CheckProtocol = 'auth-request' | 'forward-auth' | 'ext-authz'
+/** The check endpoints, by the proxy protocol they speak (`fastcgi`: Apache's mod_authnz_fcgi, through gate/fastcgi-check.ts). */
+export type CheckProtocol = 'auth-request' | 'forward-auth' | 'ext-authz' | 'fastcgi'
 
 /** The path prefix of the Envoy endpoint. */
 export const EXT_AUTHZ_PREFIX = '/_gate/ext-authz'
@@ -96,6 +96,8 @@ export function originalRequest(protocol: CheckProtocol, req: ProxyRequest, url:
       return build(singleHeader(req, 'x-original-method'), match[1], match[2], match[3])
     }
     case 'forward-auth':
+    // gate/fastcgi-check.ts puts the FastCGI params Apache set (never a client's header) in these headers.
+    case 'fastcgi':
       return build(
         singleHeader(req, 'x-forwarded-method'),
         singleHeader(req, 'x-forwarded-proto'),

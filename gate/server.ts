@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createGate, type Gate, type GateOptions } from './gate.js'
 import type { GateConfig } from './config-types.js'
+import { listenFastCgi, type FastCgiListener } from './fastcgi-listener.js'
 
 /**
  * Options of {@link startGateServer}.
@@ -28,6 +29,8 @@ export interface GateServerOptions extends GateOptions {
   readonly drainTimeout?: number
   /** Overrides `listen`'s port (`0`: any free port; for tests). */
   readonly port?: number
+  /** Overrides `fastcgi.listen`'s port (`0`: any free port; for tests). */
+  readonly fastcgiPort?: number
 }
 
 /**
@@ -45,6 +48,8 @@ export interface GateServer {
   readonly server: Server
   /** `http://host:port` as bound. */
   readonly url: string
+  /** The FastCGI authorizer (`fastcgi` in the configuration), as bound. */
+  readonly fastcgi: FastCgiListener | undefined
   /** Settles once the server has stopped and the gate released what it holds. */
   readonly closed: Promise<void>
   /** Stops gracefully (what the signal does). */
@@ -81,6 +86,14 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
     await gate.close()
     throw error
   }
+  let fastcgi: FastCgiListener | undefined
+  try {
+    fastcgi = await listenFastCgi(gate, options.fastcgiPort)
+  } catch (error) {
+    await new Promise((resolve) => server.close(resolve))
+    await gate.close()
+    throw error
+  }
   const address = server.address() as AddressInfo
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
   const drainTimeout = options.drainTimeout ?? 10_000
@@ -92,7 +105,7 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
       server.closeIdleConnections()
       const timer = setTimeout(() => server.closeAllConnections(), drainTimeout)
       timer.unref()
-      await drained
+      await Promise.all([drained, fastcgi?.close(drainTimeout)])
       clearTimeout(timer)
       await gate.close()
     })()
@@ -106,5 +119,5 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
   }
   const closeAndSettle = () => close().then(resolveClosed)
   server.once('close', () => void closeAndSettle())
-  return { gate, server, url, closed, close: closeAndSettle }
+  return { gate, server, url, fastcgi, closed, close: closeAndSettle }
 }
