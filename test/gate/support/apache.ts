@@ -34,7 +34,7 @@ printf 'remote_user=%s\\n' "\${REMOTE_USER--}"
 printf 'uri=%s\\n' "\${REQUEST_URI--}"
 `
 
-/** examples/gate/apache.conf with the test's addresses, and the CGI app at /cgi-bin/ (and /pretty/, through a RewriteRule's internal redirect). */
+/** examples/gate/apache.conf with the test's addresses, and the CGI app at /cgi-bin/ and (a front controller, through a RewriteRule's internal redirect) at /pretty/. */
 export async function apacheSite(port: number, addresses: ApacheAddresses, dir: string): Promise<string> {
   const text = await readFile(new URL('apache.conf', EXAMPLES), 'utf8')
   const replaced = text
@@ -49,9 +49,13 @@ export async function apacheSite(port: number, addresses: ApacheAddresses, dir: 
     ProxyPass "/pretty/" "!"
     ScriptAlias "/cgi-bin/" "${dir}/cgi-bin/"
     Alias "/pretty/" "${dir}/pretty/"
+    # A front controller: every path under /pretty/ is app.sh, by an internal redirect within the same configuration.
     <Directory "${dir}/pretty">
+        Options +ExecCGI
+        SetHandler cgi-script
         RewriteEngine On
-        RewriteRule ^ /cgi-bin/app.sh [L]
+        RewriteCond "%{REQUEST_URI}" "!=/pretty/app.sh"
+        RewriteRule ^ /pretty/app.sh [L]
     </Directory>
 `
   // Before the example's catch-all ProxyPass: the first ProxyPass that matches wins.
@@ -67,6 +71,7 @@ export async function startApache(addresses: ApacheAddresses): Promise<RunningPr
   await mkdir(join(dir, 'cgi-bin'))
   await mkdir(join(dir, 'pretty'))
   await writeFile(join(dir, 'cgi-bin', 'app.sh'), CGI_SCRIPT, { mode: 0o755 })
+  await writeFile(join(dir, 'pretty', 'app.sh'), CGI_SCRIPT, { mode: 0o755 })
   const site = await apacheSite(port, addresses, dir)
   const asRoot = process.getuid?.() === 0
   const config = `
