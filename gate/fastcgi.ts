@@ -148,7 +148,11 @@ function endRequest(id: number, protocolStatus: number): Buffer {
 /** The answer to FCGI_GET_VALUES: the variables asked for that this listener knows. */
 function valuesResult(content: Buffer, maxConnections: number): Buffer {
   const asked = decodeNameValues(content) ?? new Map<string, string>()
-  const known: Record<string, string> = { FCGI_MAX_CONNS: String(maxConnections), FCGI_MAX_REQS: String(maxConnections), FCGI_MPXS_CONNS: '0' }
+  const known: Record<string, string> = {
+    FCGI_MAX_CONNS: String(maxConnections),
+    FCGI_MAX_REQS: String(maxConnections),
+    FCGI_MPXS_CONNS: '0',
+  }
   const pairs: [string, string][] = []
   for (const name of asked.keys()) if (known[name] !== undefined) pairs.push([name, known[name]])
   return encodeRecord(GET_VALUES_RESULT, 0, encodeNameValues(pairs))
@@ -203,14 +207,17 @@ export function createFastCgiServer(options: FastCgiServerOptions): Server {
     socket.on('close', () => clearTimeout(deadline))
     socket.on('data', (chunk: Buffer) => {
       buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])
-      // A record is at most 8 + 65535 + 255 bytes: more than that unparsed is a peer that does not stop.
+      // Complete records are taken off as they come: what stays buffered is less than one record (8 + 65535 + 255 bytes).
       while (buffered.length >= HEADER_BYTES && !socket.destroyed) {
         const version = buffered[0] as number
         const type = buffered[1] as number
         const id = buffered.readUInt16BE(2)
         const length = buffered.readUInt16BE(4)
         const padding = buffered[6] as number
-        if (version !== VERSION) return fail()
+        if (version !== VERSION) {
+          fail()
+          return
+        }
         const total = HEADER_BYTES + length + padding
         if (buffered.length < total) break
         const content = buffered.subarray(HEADER_BYTES, HEADER_BYTES + length)
@@ -238,32 +245,43 @@ export function createFastCgiServer(options: FastCgiServerOptions): Server {
         }
         return
       }
-      if (type === BEGIN_REQUEST) return begin(id, content)
+      if (type === BEGIN_REQUEST) {
+        begin(id, content)
+        return
+      }
       // Records of a request that is not under way are ignored, as the specification says.
       if (current === undefined || id !== current.id) return
       switch (type) {
         case PARAMS:
-          return params(current, content)
+          params(current, content)
+          break
         case ABORT_REQUEST:
           current.aborted = true
-          return finish(current, endRequest(current.id, REQUEST_COMPLETE))
+          finish(current, endRequest(current.id, REQUEST_COMPLETE))
+          break
         case STDIN:
         case DATA:
           // An authorizer reads no body (Apache sends none); whatever comes is dropped.
-          return
+          break
         default:
           // Records only an application sends (stdout, end request, ...): not a web server.
-          return fail()
+          fail()
       }
     }
 
     function begin(id: number, content: Buffer): void {
-      if (content.length !== 8) return fail()
+      if (content.length !== 8) {
+        fail()
+        return
+      }
       const role = content.readUInt16BE(0)
       const keepConn = ((content[2] as number) & KEEP_CONN) !== 0
       if (current !== undefined) {
         // One request at a time (FCGI_MPXS_CONNS is 0); the same id twice is a broken peer.
-        if (id === current.id) return fail()
+        if (id === current.id) {
+          fail()
+          return
+        }
         write(endRequest(id, CANT_MPX_CONN))
         return
       }
@@ -293,7 +311,10 @@ export function createFastCgiServer(options: FastCgiServerOptions): Server {
       clearTimeout(deadline)
       const decoded = decodeNameValues(Buffer.concat(request.params))
       request.params.length = 0
-      if (decoded === undefined) return fail()
+      if (decoded === undefined) {
+        fail()
+        return
+      }
       answer(request, { params: decoded, remoteAddress: socket.remoteAddress })
     }
 

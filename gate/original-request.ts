@@ -95,8 +95,8 @@ export function originalRequest(protocol: CheckProtocol, req: ProxyRequest, url:
       if (match === null) return undefined
       return build(singleHeader(req, 'x-original-method'), match[1], match[2], match[3])
     }
+    // fastcgi: gate/fastcgi-check.ts puts the FastCGI params Apache set (never a client's header) in these headers.
     case 'forward-auth':
-    // gate/fastcgi-check.ts puts the FastCGI params Apache set (never a client's header) in these headers.
     case 'fastcgi':
       return build(
         singleHeader(req, 'x-forwarded-method'),

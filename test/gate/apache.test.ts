@@ -44,7 +44,12 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
 /** What the CGI script printed: `name=value` lines, `-` for a variable it was not given. */
 function cgiSaw(answer: RawAnswer): Record<string, string> {
-  return Object.fromEntries(answer.body.trim().split('\n').map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]))
+  return Object.fromEntries(
+    answer.body
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
+  )
 }
 
 /** The status, with Apache's error log when it is not the one expected. */

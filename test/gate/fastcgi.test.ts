@@ -30,8 +30,7 @@ const GET_VALUES = 9
 const GET_VALUES_RESULT = 10
 const UNKNOWN_TYPE = 11
 
-const begin = (id: number, role = 2, keepConn = false) =>
-  encodeRecord(BEGIN, id, Buffer.from([0, role, keepConn ? 1 : 0, 0, 0, 0, 0, 0]))
+const begin = (id: number, role = 2, keepConn = false) => encodeRecord(BEGIN, id, Buffer.from([0, role, keepConn ? 1 : 0, 0, 0, 0, 0, 0]))
 const params = (id: number, pairs: Record<string, string>) => encodeRecord(PARAMS, id, encodeNameValues(Object.entries(pairs)))
 const paramsEnd = (id: number) => encodeRecord(PARAMS, id)
 
@@ -115,7 +114,10 @@ describe('the FastCGI listener', () => {
   it('reads a record split across writes and byte by byte', async () => {
     const port = await listen(echoUri)
     const bytes = Buffer.concat([begin(7), params(7, { REQUEST_URI: '/split' }), paramsEnd(7)])
-    const received = await exchange(port, [...bytes].map((byte) => Buffer.from([byte])))
+    const received = await exchange(
+      port,
+      [...bytes].map((byte) => Buffer.from([byte])),
+    )
     expect(stdoutOf(received, 7)).toContain('Variable-URI: /split')
   })
 
@@ -123,7 +125,14 @@ describe('the FastCGI listener', () => {
     const port = await listen(echoUri)
     const received = await exchange(
       port,
-      [begin(1, 2, true), params(1, { REQUEST_URI: '/one' }), paramsEnd(1), begin(2, 2, true), params(2, { REQUEST_URI: '/two' }), paramsEnd(2)],
+      [
+        begin(1, 2, true),
+        params(1, { REQUEST_URI: '/one' }),
+        paramsEnd(1),
+        begin(2, 2, true),
+        params(2, { REQUEST_URI: '/two' }),
+        paramsEnd(2),
+      ],
       2_000,
       (records) => records.filter((r) => r.type === END).length === 2,
     )
@@ -183,8 +192,14 @@ describe('the FastCGI listener', () => {
   })
 
   it.for([
-    ['a name-value length past the end of the params', Buffer.concat([begin(1), encodeRecord(PARAMS, 1, Buffer.from([5, 100, 65, 66])), paramsEnd(1)])],
-    ['a four-byte length past the end', Buffer.concat([begin(1), encodeRecord(PARAMS, 1, Buffer.from([0x80, 0, 0, 9, 1, 65])), paramsEnd(1)])],
+    [
+      'a name-value length past the end of the params',
+      Buffer.concat([begin(1), encodeRecord(PARAMS, 1, Buffer.from([5, 100, 65, 66])), paramsEnd(1)]),
+    ],
+    [
+      'a four-byte length past the end',
+      Buffer.concat([begin(1), encodeRecord(PARAMS, 1, Buffer.from([0x80, 0, 0, 9, 1, 65])), paramsEnd(1)]),
+    ],
     ['a record of another version', Buffer.concat([Buffer.from([2, 1, 0, 1, 0, 8, 0, 0]), Buffer.alloc(8)])],
     ['a begin-request of the wrong length', encodeRecord(BEGIN, 1, Buffer.from([0, 2, 0]))],
     ['the same request begun twice', Buffer.concat([begin(1), begin(1)])],
@@ -253,11 +268,22 @@ describe('the FastCGI listener', () => {
 describe('name-value pairs', () => {
   it('round-trips one- and four-byte lengths, and reads a name given twice as ambiguous', () => {
     const long = 'v'.repeat(70_000)
-    const decoded = decodeNameValues(encodeNameValues([['A', ''], ['LONG', long], ['B', 'æ']]))!
+    const decoded = decodeNameValues(
+      encodeNameValues([
+        ['A', ''],
+        ['LONG', long],
+        ['B', 'æ'],
+      ]),
+    )!
     expect(decoded.get('A')).toBe('')
     expect(decoded.get('LONG')).toBe(long)
     expect(decoded.get('B')).toBe('æ')
-    const twice = decodeNameValues(encodeNameValues([['HTTP_AUTHORIZATION', 'Bearer a'], ['HTTP_AUTHORIZATION', 'Bearer b']]))!
+    const twice = decodeNameValues(
+      encodeNameValues([
+        ['HTTP_AUTHORIZATION', 'Bearer a'],
+        ['HTTP_AUTHORIZATION', 'Bearer b'],
+      ]),
+    )!
     expect(twice.has('HTTP_AUTHORIZATION')).toBe(true)
     expect(twice.get('HTTP_AUTHORIZATION')).toBeUndefined()
   })
@@ -283,7 +309,11 @@ describe('the params as the original request, and the answer for Apache', () => 
     })
 
   it('reads the host Apache served (SERVER_NAME, the port when not the default), never HTTP_HOST or a client’s X-Forwarded-Host', () => {
-    expect(request().headers).toMatchObject({ 'x-forwarded-host': 'wiki.example.org', 'x-forwarded-uri': '/admin/x?y=1', 'x-forwarded-proto': 'https' })
+    expect(request().headers).toMatchObject({
+      'x-forwarded-host': 'wiki.example.org',
+      'x-forwarded-uri': '/admin/x?y=1',
+      'x-forwarded-proto': 'https',
+    })
     expect(request({ SERVER_PORT: '8443' }).headers['x-forwarded-host']).toBe('wiki.example.org:8443')
     expect(request({ REQUEST_SCHEME: 'http', SERVER_PORT: '443' }).headers['x-forwarded-host']).toBe('wiki.example.org:443')
     expect(request({ SERVER_NAME: '::1', SERVER_PORT: '8080', REQUEST_SCHEME: 'http' }).headers['x-forwarded-host']).toBe('[::1]:8080')
@@ -296,10 +326,17 @@ describe('the params as the original request, and the answer for Apache', () => 
   })
 
   it('passes the gate’s headers for the app as Variable- headers on 200 only, and the client’s headers otherwise, without a body', () => {
-    const allowed = fastCgiAnswerOf({ status: 200, headers: { 'x-voot-user': 'alice', 'x-voot-rule': 'admin', 'cache-control': 'no-store' } }, settings)
+    const allowed = fastCgiAnswerOf(
+      { status: 200, headers: { 'x-voot-user': 'alice', 'x-voot-rule': 'admin', 'cache-control': 'no-store' } },
+      settings,
+    )
     expect(allowed).toBe('Status: 200 OK\r\nVariable-X_VOOT_USER: alice\r\nVariable-X_VOOT_RULE: admin\r\n\r\n')
     const refused = fastCgiAnswerOf(
-      { status: 401, headers: { 'www-authenticate': 'Bearer realm="voot-gate"', 'content-type': 'application/json' }, body: '{"error":"x"}' },
+      {
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer realm="voot-gate"', 'content-type': 'application/json' },
+        body: '{"error":"x"}',
+      },
       settings,
     )
     expect(refused).toBe('Status: 401 Unauthorized\r\nwww-authenticate: Bearer realm="voot-gate"\r\n\r\n')
@@ -334,14 +371,18 @@ describe('the gate with a FastCGI listener', () => {
     ...extra,
   })
   const ask = (extra: Record<string, string>) =>
-    exchange(Number(gate.fastcgi!.address.split(':').pop()), [begin(1), params(1, apacheParams(extra)), paramsEnd(1)]).then((r) => stdoutOf(r))
+    exchange(Number(gate.fastcgi!.address.split(':').pop()), [begin(1), params(1, apacheParams(extra)), paramsEnd(1)]).then((r) =>
+      stdoutOf(r),
+    )
 
   it('decides on the params: a member, a non-member, no token, a browser, a client’s own X-Forwarded-Uri ignored', async () => {
     expect(await ask({ HTTP_AUTHORIZATION: `Bearer ${emulator.issueToken('alice')}` })).toBe(
       'Status: 200 OK\r\nVariable-X_VOOT_USER: alice\r\nVariable-X_VOOT_RULE: admin\r\n\r\n',
     )
     expect(await ask({ HTTP_AUTHORIZATION: `Bearer ${emulator.issueToken('bob')}` })).toMatch(/^Status: 403 Forbidden\r\n/)
-    expect(await ask({ HTTP_ACCEPT: 'application/json' })).toMatch(/^Status: 401 Unauthorized\r\nwww-authenticate: Bearer realm="voot-gate"\r\n/)
+    expect(await ask({ HTTP_ACCEPT: 'application/json' })).toMatch(
+      /^Status: 401 Unauthorized\r\nwww-authenticate: Bearer realm="voot-gate"\r\n/,
+    )
     const browser = await ask({ HTTP_ACCEPT: 'text/html', REQUEST_URI: '/wiki?x=1' })
     expect(browser).toMatch(/^Status: 302 Found\r\n/)
     expect(browser).toContain(`location: http://127.0.0.1:8080/_gate/signin?rd=${encodeURIComponent('http://127.0.0.1:8080/wiki?x=1')}\r\n`)
@@ -361,11 +402,14 @@ describe('the gate with a FastCGI listener', () => {
   it('reads fastcgi in the configuration: a listen address, loopback unless trustedProxies are named', async () => {
     const base = { service: { baseUrl: 'https://groups.example.org/groups' }, rules: [{ allow: 'signed-in' }] }
     expect(await checkGateConfig({ ...base, fastcgi: { listen: '127.0.0.1:4182' } })).toEqual([])
-    const problems = async (fastcgi: unknown) => (await checkGateConfig({ ...base, fastcgi })).map((p) => `${p.path.join('.')}: ${p.message}`)
+    const problems = async (fastcgi: unknown) =>
+      (await checkGateConfig({ ...base, fastcgi })).map((p) => `${p.path.join('.')}: ${p.message}`)
     expect(await problems({ listen: '0.0.0.0:4182' })).toEqual([
       'fastcgi.listen: listens on 0.0.0.0, not on loopback: name the web servers\' addresses in "trustedProxies"',
     ])
-    expect(await problems({ listn: '127.0.0.1:4182' })).toEqual(expect.arrayContaining([expect.stringMatching(/^fastcgi.listn: unknown key/)]))
+    expect(await problems({ listn: '127.0.0.1:4182' })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^fastcgi.listn: unknown key/)]),
+    )
     expect(await problems({ listen: 'nowhere' })).toEqual(['fastcgi.listen: must be "host:port", such as "127.0.0.1:4182" or "[::1]:4182"'])
     expect(await checkGateConfig({ ...base, trustedProxies: ['10.0.0.0/8'], fastcgi: { listen: '0.0.0.0:4182' } })).toEqual([])
   })
