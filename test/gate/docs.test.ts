@@ -1,6 +1,6 @@
 /**
- * docs/gate.md shows the configs the tests run: its nginx and Caddy snippets are
- * examples/gate/nginx.conf and examples/gate/Caddyfile byte for byte; its Traefik and Envoy
+ * docs/gate.md shows the configs the tests run: its nginx, Caddy and Apache snippets are
+ * examples/gate/nginx.conf, examples/gate/Caddyfile and examples/gate/apache.conf byte for byte; its Traefik and Envoy
  * snippets use the endpoints and header names the protocol tests exercise.
  */
 import { readFile } from 'node:fs/promises'
@@ -32,10 +32,11 @@ describe('docs/gate.md', () => {
     }
   })
 
-  it('shows examples/gate/nginx.conf and examples/gate/Caddyfile as they are', async () => {
+  it('shows examples/gate/nginx.conf, examples/gate/Caddyfile and examples/gate/apache.conf as they are', async () => {
     const doc = await read('docs/gate.md')
     expect(fenced(doc, 'nginx')).toEqual([await read('examples/gate/nginx.conf')])
     expect(fenced(doc, 'caddy')).toEqual([await read('examples/gate/Caddyfile')])
+    expect(fenced(doc, 'apache')).toEqual([await read('examples/gate/apache.conf')])
   })
 
   it('points Traefik and Envoy at the endpoints the protocol tests call, with a 503 on error', async () => {
