@@ -213,6 +213,9 @@ export const gateCommand: Command = {
         throw error
       }
       io.stdout.write(`voot-guard gate is listening on ${running.url} (${running.gate.settings.rules.length} rules)\n`)
+      if (running.fastcgi !== undefined) {
+        io.stdout.write(`voot-guard gate answers Apache's mod_authnz_fcgi on fcgi://${running.fastcgi.address}/\n`)
+      }
       running.gate.ready.then(
         () => io.stdout.write('voot-guard gate is ready: the group service answers\n'),
         (error: unknown) =>

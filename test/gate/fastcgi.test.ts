@@ -5,8 +5,12 @@
  * original request; the answer for Apache (Variable- headers on 200 only, no body); and
  * the `fastcgi` key of the configuration.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { connect, type AddressInfo, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../../cli/index.js'
 import { checkGateConfig, type GateServer } from '../../gate/index.js'
 import {
   createFastCgiServer,
@@ -19,6 +23,7 @@ import {
 import { fastCgiAnswerOf, proxyRequestOf, variableName } from '../../gate/fastcgi-check.js'
 import type { Emulator } from '../../testing/index.js'
 import { startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
+import { freePort } from './support/proxies.js'
 
 const BEGIN = 1
 const ABORT = 2
@@ -412,5 +417,34 @@ describe('the gate with a FastCGI listener', () => {
     )
     expect(await problems({ listen: 'nowhere' })).toEqual(['fastcgi.listen: must be "host:port", such as "127.0.0.1:4182" or "[::1]:4182"'])
     expect(await checkGateConfig({ ...base, trustedProxies: ['10.0.0.0/8'], fastcgi: { listen: '0.0.0.0:4182' } })).toEqual([])
+  })
+
+  it('voot-guard gate says where the FastCGI authorizer listens, and it answers there until the gate stops', async () => {
+    const [httpPort, fastcgiPort] = [await freePort(), await freePort()]
+    const dir = await mkdtemp(join(tmpdir(), 'voot-gate-fastcgi-'))
+    const file = join(dir, 'gate.yaml')
+    await writeFile(
+      file,
+      `listen: 127.0.0.1:${httpPort}\nfastcgi: { listen: "127.0.0.1:${fastcgiPort}" }\nservice: { baseUrl: "${emulator.baseUrl}", allowInsecureHttp: true }\nrules:\n  - allow: anyone\n`,
+    )
+    const stop = new AbortController()
+    let stdout = ''
+    const code = runCli(['gate', '--config', file], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: () => {} },
+      env: {},
+      signal: stop.signal,
+    })
+    try {
+      await expect.poll(() => stdout, { timeout: 10_000 }).toContain(`on fcgi://127.0.0.1:${fastcgiPort}/`)
+      const answer = await exchange(fastcgiPort, [begin(1), params(1, apacheParams({})), paramsEnd(1)])
+      expect(stdoutOf(answer)).toMatch(/^Status: 200 OK\r\n/)
+    } finally {
+      stop.abort()
+      expect(await code).toBe(0)
+      await rm(dir, { recursive: true, force: true })
+    }
+    const after = await exchange(fastcgiPort, [begin(1), params(1, apacheParams({})), paramsEnd(1)], 500)
+    expect(after.records).toEqual([])
   })
 })
