@@ -1,6 +1,6 @@
 /**
  * The gate on its own `node:http` server, as `voot-guard gate` runs it: listening on
- * `listen`, and stopping gracefully when its signal aborts (SIGTERM): no new connections,
+ * `listen` (and, with `fastcgi`, its FastCGI authorizer on `fastcgi.listen`), and stopping gracefully when its signal aborts (SIGTERM): no new connections,
  * `/_gate/readyz` and `/_gate/healthz` answer 503, answers under way finish (within
  * `drainTimeout`), then the resolver and Redis are released.
  *
