@@ -168,14 +168,17 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
     }
   })
 
-  it('never lets a request through when the gate cannot be reached', async (ctx) => {
+  it('answers 503 with Retry-After when the gate itself cannot be reached, and never lets the request through', async (ctx) => {
     needBinary(ctx, APACHE)
     const other = await startApache({ gatePort: 1, fastcgiPort: 1, appPort: app.port })
     try {
       const before = app.seen.length
-      const answer = await send(other.url, '/admin/reports', { headers: bearer(emulator.issueToken('alice')) })
-      // mod_authnz_fcgi answers any failure to reach its authorizer with 500.
-      expect(answer.status).toBe(500)
+      for (const method of ['GET', 'POST']) {
+        const answer = await send(other.url, '/admin/reports', { method, headers: bearer(emulator.issueToken('alice')) })
+        // mod_authnz_fcgi's 500, turned into the snippet's 503 by its ErrorDocument.
+        expect(answer.status, method).toBe(503)
+        expect(answer.headers['retry-after'], method).toBe('5')
+      }
       expect(app.seen.length).toBe(before)
     } finally {
       await other.stop()
@@ -266,11 +269,17 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
     expect(new URL(answer.headers.location as string).searchParams.get('redirect_uri')).toBe(`${apache!.url}/_gate/callback`)
   })
 
-  it('does not serve the gate’s other endpoints to the public', async (ctx) => {
+  it('does not serve the gate’s other endpoints, nor the 503 page, to the public', async (ctx) => {
     needBinary(ctx, APACHE)
     for (const path of ['/_gate/auth-request', '/_gate/metrics', '/_gate/forward-auth', '/_gate/readyz']) {
       const answer = await send(apache!.url, path, { headers: bearer(emulator.issueToken('alice')) })
       expect(answer.status, path).toBe(404)
+    }
+    // The 503 page is the ErrorDocument of a gate Apache cannot reach, not a page of its own.
+    for (const method of ['GET', 'POST']) {
+      const answer = await send(apache!.url, '/_gate_unavailable', { method })
+      expect(answer.status, method).toBe(403)
+      expect(answer.body, method).not.toContain('Retry-After')
     }
   })
 })

@@ -19,10 +19,10 @@ export interface ApacheAddresses extends ProxyAddresses {
   readonly fastcgiPort: number
 }
 
-/** The modules the example needs (a2enmod authnz_fcgi headers proxy proxy_http alias), and CGI and rewrite for the app inside. */
+/** The modules the example needs (a2enmod authnz_fcgi headers proxy proxy_http alias asis), and CGI and rewrite for the app inside. */
 const MODULE_NAMES = [
   'mpm_prefork', 'authn_core', 'authz_core', 'authz_user', 'authnz_fcgi', 'headers', 'proxy', 'proxy_http', 'alias',
-  'cgi', 'rewrite', 'mime',
+  'asis', 'cgi', 'rewrite', 'mime',
 ] // prettier-ignore
 
 /** A CGI script: the app that runs inside Apache. It prints what it was given, `-` for what it was not. */
@@ -43,6 +43,7 @@ export async function apacheSite(port: number, addresses: ApacheAddresses, dir: 
     .replace('<VirtualHost *:80>', `<VirtualHost 127.0.0.1:${port}>`)
     .replace('ServerName app.example.org', `ServerName 127.0.0.1:${port}`)
     .replace('ProxyPass "/" "http://127.0.0.1:8080/"', `ProxyPass "/" "http://127.0.0.1:${addresses.appPort}/"`)
+    .replace('/etc/apache2/voot-gate-unavailable.asis', `${dir}/voot-gate-unavailable.asis`)
   const cgi = `
     # The test's app inside Apache: a CGI script, also reached through a front controller's RewriteRule.
     ProxyPass "/cgi-bin/" "!"
@@ -72,6 +73,7 @@ export async function startApache(addresses: ApacheAddresses): Promise<RunningPr
   await mkdir(join(dir, 'pretty'))
   await writeFile(join(dir, 'cgi-bin', 'app.sh'), CGI_SCRIPT, { mode: 0o755 })
   await writeFile(join(dir, 'pretty', 'app.sh'), CGI_SCRIPT, { mode: 0o755 })
+  await writeFile(join(dir, 'voot-gate-unavailable.asis'), await readFile(new URL('apache-unavailable.asis', EXAMPLES)))
   const site = await apacheSite(port, addresses, dir)
   const asRoot = process.getuid?.() === 0
   const config = `
