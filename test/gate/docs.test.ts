@@ -37,6 +37,7 @@ describe('docs/gate.md', () => {
     expect(fenced(doc, 'nginx')).toEqual([await read('examples/gate/nginx.conf')])
     expect(fenced(doc, 'caddy')).toEqual([await read('examples/gate/Caddyfile')])
     expect(fenced(doc, 'apache')).toEqual([await read('examples/gate/apache.conf')])
+    expect(fenced(doc, 'http')).toEqual([await read('examples/gate/apache-unavailable.asis')])
   })
 
   it('points Traefik and Envoy at the endpoints the protocol tests call, with a 503 on error', async () => {
