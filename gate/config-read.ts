@@ -125,24 +125,29 @@ function withDurations(problems: ProblemList, path: Path, value: Obj, durations:
 }
 
 /** Splits `host:port` (IPv6 in brackets); `at` is the key's path (`listen`, `fastcgi.listen`). */
-function readListen(problems: ProblemList, value: unknown, at: Path = ['listen'], port4 = 4181): { host: string; port: number } {
-  const fallback = { host: '127.0.0.1', port: port4 }
+function readListen(problems: ProblemList, value: unknown, at: Path = ['listen'], defaultPort = 4181): { host: string; port: number } {
+  const fallback = { host: '127.0.0.1', port: defaultPort }
   if (value === undefined) return fallback
   if (typeof value !== 'string') {
-    problems.add(at, `must be "host:port", such as "127.0.0.1:${port4}"`)
+    problems.add(at, `must be "host:port", such as "127.0.0.1:${defaultPort}"`)
     return fallback
   }
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value.trim())
   const port = Number(match?.[3])
   if (match === null || !Number.isInteger(port) || port > 65_535) {
-    problems.add(at, `must be "host:port", such as "127.0.0.1:${port4}" or "[::1]:${port4}"`)
+    problems.add(at, `must be "host:port", such as "127.0.0.1:${defaultPort}" or "[::1]:${defaultPort}"`)
     return fallback
   }
   return { host: (match[1] ?? match[2]) as string, port }
 }
 
 /** `fastcgi: { listen }`: the FastCGI authorizer's address, held to `listen`'s rule on loopback. */
-function readFastCgi(problems: ProblemList, value: unknown, trustedGiven: boolean): GateSettings['fastcgi'] {
+function readFastCgi(
+  problems: ProblemList,
+  value: unknown,
+  trustedGiven: boolean,
+  http: { host: string; port: number },
+): GateSettings['fastcgi'] {
   const fastcgi = objectAt(problems, ['fastcgi'], value, false)
   if (fastcgi === undefined) return undefined
   keysOf(problems, ['fastcgi'], fastcgi, ['listen'])
@@ -150,6 +155,9 @@ function readFastCgi(problems: ProblemList, value: unknown, trustedGiven: boolea
   const listen = readListen(problems, fastcgi['listen'], ['fastcgi', 'listen'], 4182)
   if (!trustedGiven && !isLoopbackHostname(listen.host)) {
     problems.add(['fastcgi', 'listen'], `listens on ${listen.host}, not on loopback: name the web servers' addresses in "trustedProxies"`)
+  }
+  if (fastcgi['listen'] !== undefined && listen.port !== 0 && listen.port === http.port) {
+    problems.add(['fastcgi', 'listen'], `uses the port of "listen" (${http.port}): the FastCGI authorizer needs one of its own`)
   }
   return { listen }
 }
@@ -301,7 +309,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
   if (input['trustedProxies'] === undefined && !isLoopbackHostname(listen.host)) {
     problems.add(['listen'], `listens on ${listen.host}, not on loopback: name the proxies' addresses in "trustedProxies"`)
   }
-  const fastcgi = readFastCgi(problems, input['fastcgi'], input['trustedProxies'] !== undefined)
+  const fastcgi = readFastCgi(problems, input['fastcgi'], input['trustedProxies'] !== undefined, listen)
 
   let service: Obj = {}
   const serviceIn = objectAt(problems, ['service'], input['service'], true)

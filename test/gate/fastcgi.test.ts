@@ -416,6 +416,10 @@ describe('the gate with a FastCGI listener', () => {
       expect.arrayContaining([expect.stringMatching(/^fastcgi.listn: unknown key/)]),
     )
     expect(await problems({ listen: 'nowhere' })).toEqual(['fastcgi.listen: must be "host:port", such as "127.0.0.1:4182" or "[::1]:4182"'])
+    expect(await problems({ listen: '127.0.0.1:4181' })).toEqual([
+      'fastcgi.listen: uses the port of "listen" (4181): the FastCGI authorizer needs one of its own',
+    ])
+    expect(await problems({})).toEqual(['fastcgi.listen: is required, such as "127.0.0.1:4182"'])
     expect(await checkGateConfig({ ...base, trustedProxies: ['10.0.0.0/8'], fastcgi: { listen: '0.0.0.0:4182' } })).toEqual([])
   })
 
