@@ -32,8 +32,8 @@ const OPTIONS = {
 const HELP = `Usage: voot-guard gate --config FILE [--check | --test | --explain "METHOD URL" (--as USER | --token)]
 
 Runs the gate: an authorization service that nginx (auth_request), ingress-nginx, Caddy
-(forward_auth), Traefik (forwardAuth) or Envoy (ext_authz) ask about each request to an
-app in any language. It decides from live VOOT group memberships with the same guard as
+(forward_auth), Traefik (forwardAuth), Envoy (ext_authz) or Apache httpd (mod_authnz_fcgi,
+with "fastcgi" in the configuration) ask about each request to an app in any language. It decides from live VOOT group memberships with the same guard as
 the framework adapters. See docs/gate.md for the configuration and a snippet per proxy.
 
 Options:
@@ -140,7 +140,7 @@ async function explain(runner: PolicyRunner, ask: ExplainAsk, io: CliIo): Promis
  */
 export const gateCommand: Command = {
   name: 'gate',
-  summary: 'run the gate that proxies (nginx, Caddy, Traefik, Envoy) ask about each request; check, test or explain its rules',
+  summary: 'run the gate that proxies (nginx, Caddy, Traefik, Envoy, Apache) ask about each request; check, test or explain its rules',
   help: HELP,
   async run(args, io) {
     const { signal: stopped, dispose } = commandStopSignal(io.signal)
@@ -218,6 +218,9 @@ export const gateCommand: Command = {
         throw error
       }
       io.stdout.write(`voot-guard gate is listening on ${running.url} (${running.gate.settings.rules.length} rules)\n`)
+      if (running.fastcgi !== undefined) {
+        io.stdout.write(`voot-guard gate answers Apache's mod_authnz_fcgi on fcgi://${running.fastcgi.address}/\n`)
+      }
       const server = running
       // SIGHUP: the file read again; a valid one serves new requests, a refused one changes nothing.
       hangUp = () => {

@@ -20,8 +20,8 @@ type Path = GateConfigPath
 type Obj = Record<string, unknown>
 
 const TOP_KEYS = [
-  'listen', 'trustedProxies', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'strictHosts', 'headers', 'log',
-  'extensionMethods', 'rules', 'fixtures', 'tests',
+  'listen', 'trustedProxies', 'fastcgi', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'strictHosts', 'headers',
+  'log', 'extensionMethods', 'rules', 'fixtures', 'tests',
 ] // prettier-ignore
 /** The resolver's options a file can set (code-only ones, such as `dispatcher`, are not among them). */
 const SERVICE_KEYS = [
@@ -126,21 +126,42 @@ function withDurations(problems: ProblemList, path: Path, value: Obj, durations:
   return out
 }
 
-/** Splits `host:port` (IPv6 in brackets). */
-function readListen(problems: ProblemList, value: unknown): { host: string; port: number } {
-  const fallback = { host: '127.0.0.1', port: 4181 }
+/** Splits `host:port` (IPv6 in brackets); `at` is the key's path (`listen`, `fastcgi.listen`). */
+function readListen(problems: ProblemList, value: unknown, at: Path = ['listen'], defaultPort = 4181): { host: string; port: number } {
+  const fallback = { host: '127.0.0.1', port: defaultPort }
   if (value === undefined) return fallback
   if (typeof value !== 'string') {
-    problems.add(['listen'], 'must be "host:port", such as "127.0.0.1:4181"')
+    problems.add(at, `must be "host:port", such as "127.0.0.1:${defaultPort}"`)
     return fallback
   }
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value.trim())
   const port = Number(match?.[3])
   if (match === null || !Number.isInteger(port) || port > 65_535) {
-    problems.add(['listen'], 'must be "host:port", such as "127.0.0.1:4181" or "[::1]:4181"')
+    problems.add(at, `must be "host:port", such as "127.0.0.1:${defaultPort}" or "[::1]:${defaultPort}"`)
     return fallback
   }
   return { host: (match[1] ?? match[2]) as string, port }
+}
+
+/** `fastcgi: { listen }`: the FastCGI authorizer's address, held to `listen`'s rule on loopback. */
+function readFastCgi(
+  problems: ProblemList,
+  value: unknown,
+  trustedGiven: boolean,
+  http: { host: string; port: number },
+): GateSettings['fastcgi'] {
+  const fastcgi = objectAt(problems, ['fastcgi'], value, false)
+  if (fastcgi === undefined) return undefined
+  keysOf(problems, ['fastcgi'], fastcgi, ['listen'])
+  if (fastcgi['listen'] === undefined) problems.add(['fastcgi', 'listen'], 'is required, such as "127.0.0.1:4182"')
+  const listen = readListen(problems, fastcgi['listen'], ['fastcgi', 'listen'], 4182)
+  if (!trustedGiven && !isLoopbackHostname(listen.host)) {
+    problems.add(['fastcgi', 'listen'], `listens on ${listen.host}, not on loopback: name the web servers' addresses in "trustedProxies"`)
+  }
+  if (fastcgi['listen'] !== undefined && listen.port !== 0 && listen.port === http.port) {
+    problems.add(['fastcgi', 'listen'], `uses the port of "listen" (${http.port}): the FastCGI authorizer needs one of its own`)
+  }
+  return { listen }
 }
 
 /** A rule as read, and whether what it matches (host, path, methods) was read without a problem (only those are compared for reachability). */
@@ -312,6 +333,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
   if (input['trustedProxies'] === undefined && !isLoopbackHostname(listen.host)) {
     problems.add(['listen'], `listens on ${listen.host}, not on loopback: name the proxies' addresses in "trustedProxies"`)
   }
+  const fastcgi = readFastCgi(problems, input['fastcgi'], input['trustedProxies'] !== undefined, listen)
 
   let service: Obj = {}
   const serviceIn = objectAt(problems, ['service'], input['service'], true)
@@ -431,6 +453,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
   return {
     listen,
     trustedProxies: trustedGiven ?? DEFAULT_TRUSTED,
+    fastcgi,
     service,
     oauth,
     cookie,

@@ -74,6 +74,8 @@ export interface GateConfig {
   readonly listen?: string
   /** CIDRs whose forwarded headers are believed. Default `127.0.0.1/32` and `::1/128`. */
   readonly trustedProxies?: readonly string[]
+  /** A FastCGI authorizer listener for Apache httpd's mod_authnz_fcgi: `{ listen: "127.0.0.1:4182" }`. Default: none. */
+  readonly fastcgi?: { readonly listen: string }
   /** The resolver's options (`baseUrl`, `timeout`, `roles`, `cache`, ...); durations as strings or seconds. */
   readonly service: Readonly<Record<string, unknown>> & { readonly baseUrl: string }
   /** `voot-guard/oauth` client options (`issuer` or `authUrl`, `clientId`, `clientSecret`, `scopes`, `redirectUri`). */
@@ -134,6 +136,8 @@ export interface CompiledRule {
 export interface GateSettings {
   readonly listen: { readonly host: string; readonly port: number }
   readonly trustedProxies: readonly string[]
+  /** The FastCGI authorizer's address, when configured. */
+  readonly fastcgi: { readonly listen: { readonly host: string; readonly port: number } } | undefined
   /** Options for `createGuardCore`. */
   readonly service: Readonly<Record<string, unknown>>
   readonly oauth: Readonly<Record<string, unknown>> | undefined

@@ -11,7 +11,7 @@ import { DEFAULT_CACHE_TTL, nearestKey, type GuardCore } from '../src/adapter-ki
 import { group, InvalidOptionError, type SharedCache, VootError } from '../src/index.js'
 import { createRedisCache } from '../redis/index.js'
 import { jsonAnswer, writeAnswer, type Answer } from './answer.js'
-import { createCheckFlow, createCheckHandler, type CheckFlow, type CheckRecord } from './check.js'
+import { createCheckFlow, createCheckHandler, type CheckFlow, type CheckHandler, type CheckRecord } from './check.js'
 import { GateConfigError, ProblemList, type GateConfigProblem } from './config-problem.js'
 import { readGateSettings } from './config-read.js'
 import type { CompiledRule, GateConfig, GateSettings } from './config-types.js'
@@ -45,6 +45,8 @@ export interface Gate {
   readonly ready: Promise<void>
   /** The configuration as read (durations in ms, defaults filled in). */
   readonly settings: GateSettings
+  /** The check endpoints' handler, for listeners of other protocols (the FastCGI authorizer of `startGateServer`). */
+  readonly check: CheckHandler
   /** Stops answering ready, releases the resolver and the Redis connection. */
   close(): Promise<void>
 }
@@ -390,6 +392,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
     listener,
     ready,
     settings,
+    check: (protocol, req, url) => check(protocol, req, url),
     async close() {
       closing = true
       await decisions?.close()

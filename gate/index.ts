@@ -1,7 +1,7 @@
 /**
  * `voot-guard/gate`: an authorization service for apps in any language behind a proxy
  * (nginx `auth_request`, ingress-nginx, Caddy `forward_auth`, Traefik `forwardAuth`, Envoy
- * `ext_authz`). The proxy asks it about each request; it decides with the same resolver,
+ * `ext_authz`, Apache httpd's `mod_authnz_fcgi` through the `fastcgi` listener). The proxy asks it about each request; it decides with the same resolver,
  * guard core and HTTP contract as the framework guards, against live VOOT memberships.
  *
  * Run it with `voot-guard gate --config gate.yaml`, or embed it with {@link createGate}.

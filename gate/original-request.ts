@@ -39,8 +39,8 @@ export interface ProxyRequest {
   readonly socket: { readonly remoteAddress?: string | undefined }
 }
 
-/** The check endpoints, by the proxy protocol they speak. */
-export type CheckProtocol = 'auth-request' | 'forward-auth' | 'ext-authz'
+/** The check endpoints, by the proxy protocol they speak (`fastcgi`: Apache's mod_authnz_fcgi, through gate/fastcgi-check.ts). */
+export type CheckProtocol = 'auth-request' | 'forward-auth' | 'ext-authz' | 'fastcgi'
 
 /** The path of the nginx endpoint; `/<host>` may follow it (the host nginx routed by). */
 export const AUTH_REQUEST_PATH = '/_gate/auth-request'
@@ -114,7 +114,9 @@ export function originalRequest(protocol: CheckProtocol, req: ProxyRequest, url:
       const built = build(singleHeader(req, 'x-original-method'), match[1], match[2] || routed, match[3])
       return built === undefined ? undefined : { ...built, routedHost }
     }
+    // fastcgi: gate/fastcgi-check.ts puts the FastCGI params Apache set (never a client's header) in these headers.
     case 'forward-auth':
+    case 'fastcgi':
       return build(
         singleHeader(req, 'x-forwarded-method'),
         singleHeader(req, 'x-forwarded-proto'),

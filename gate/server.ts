@@ -1,6 +1,6 @@
 /**
  * The gate on its own `node:http` server, as `voot-guard gate` runs it: listening on
- * `listen`, and stopping gracefully when its signal aborts (SIGTERM): no new connections,
+ * `listen` (and, with `fastcgi`, its FastCGI authorizer on `fastcgi.listen`), and stopping gracefully when its signal aborts (SIGTERM): no new connections,
  * `/_gate/readyz` and `/_gate/healthz` answer 503, answers under way finish (within
  * `drainTimeout`), then the resolver and Redis are released.
  *
@@ -14,6 +14,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createGate, type Gate, type GateOptions } from './gate.js'
 import type { GateConfig } from './config-types.js'
+import { listenFastCgi, type FastCgiGate, type FastCgiListener } from './fastcgi-listener.js'
 
 /**
  * Options of {@link startGateServer}.
@@ -32,6 +33,8 @@ export interface GateServerOptions extends GateOptions {
   readonly drainTimeout?: number
   /** Overrides `listen`'s port (`0`: any free port; for tests). */
   readonly port?: number
+  /** Overrides `fastcgi.listen`'s port (`0`: any free port; for tests). */
+  readonly fastcgiPort?: number
 }
 
 /**
@@ -50,6 +53,8 @@ export interface GateServer {
   readonly server: Server
   /** `http://host:port` as bound. */
   readonly url: string
+  /** The FastCGI authorizer (`fastcgi` in the configuration), as bound. */
+  readonly fastcgi: FastCgiListener | undefined
   /** Settles once the server has stopped and the gate released what it holds. */
   readonly closed: Promise<void>
   /** Stops gracefully (what the signal does). */
@@ -110,6 +115,43 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
     await gate.close()
     throw error
   }
+  // FastCGI checks go to the current gate too, counted with its answers: a retiring gate waits for them.
+  const fastCgiGates = new WeakMap<Generation, FastCgiGate>()
+  function fastCgiGateOf(generation: Generation): FastCgiGate {
+    let view = fastCgiGates.get(generation)
+    if (view === undefined) {
+      const { gate: own } = generation
+      const done = () => {
+        if (--generation.inflight === 0) generation.idle?.()
+      }
+      view = {
+        settings: own.settings,
+        check(protocol, req, url) {
+          generation.inflight++
+          let answer
+          try {
+            answer = own.check(protocol, req, url)
+          } catch (error) {
+            done()
+            throw error
+          }
+          if (answer instanceof Promise) return answer.finally(done)
+          done()
+          return answer
+        },
+      }
+      fastCgiGates.set(generation, view)
+    }
+    return view
+  }
+  let fastcgi: FastCgiListener | undefined
+  try {
+    fastcgi = await listenFastCgi(() => fastCgiGateOf(current), options.fastcgiPort)
+  } catch (error) {
+    await new Promise((resolve) => server.close(resolve))
+    await gate.close()
+    throw error
+  }
   const address = server.address() as AddressInfo
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
   const drainTimeout = options.drainTimeout ?? 10_000
@@ -135,6 +177,11 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
       if (options.port === undefined && (nextHost !== host || nextPort !== port)) {
         ;(options.logger ?? console).warn(`gate: listen is now ${nextHost}:${nextPort}; it takes a restart (still on ${url})`)
       }
+      const before = current.gate.settings.fastcgi?.listen
+      const after = fresh.settings.fastcgi?.listen
+      if (options.fastcgiPort === undefined && (before?.host !== after?.host || before?.port !== after?.port)) {
+        ;(options.logger ?? console).warn('gate: fastcgi.listen changed; it takes a restart (the FastCGI listener is kept as it was)')
+      }
       const old = current
       current = { gate: fresh, inflight: 0, idle: undefined }
       await retire(old)
@@ -150,7 +197,7 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
       server.closeIdleConnections()
       const timer = setTimeout(() => server.closeAllConnections(), drainTimeout)
       timer.unref()
-      await drained
+      await Promise.all([drained, fastcgi?.close(drainTimeout)])
       clearTimeout(timer)
       await reloading
       await current.gate.close()
@@ -171,6 +218,7 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
     },
     server,
     url,
+    fastcgi,
     closed,
     close: closeAndSettle,
     reload,

@@ -1,7 +1,7 @@
 /**
- * docs/gate.md shows the configs the tests run: its nginx, Caddy and HAProxy snippets are
- * examples/gate/nginx.conf, examples/gate/Caddyfile, examples/gate/haproxy.cfg and
- * examples/gate/voot-gate.lua byte for byte; its Traefik and Envoy
+ * docs/gate.md shows the configs the tests run: its nginx, Caddy, HAProxy and Apache snippets
+ * are examples/gate/nginx.conf, examples/gate/Caddyfile, examples/gate/haproxy.cfg,
+ * examples/gate/voot-gate.lua and examples/gate/apache.conf byte for byte; its Traefik and Envoy
  * snippets use the endpoints and header names the protocol tests exercise.
  */
 import { readFile } from 'node:fs/promises'
@@ -34,10 +34,12 @@ describe('docs/gate.md', () => {
     }
   })
 
-  it('shows examples/gate/nginx.conf and examples/gate/Caddyfile as they are', async () => {
+  it('shows examples/gate/nginx.conf, examples/gate/Caddyfile and examples/gate/apache.conf as they are', async () => {
     const doc = await read('docs/gate.md')
     expect(fenced(doc, 'nginx')).toEqual([await read('examples/gate/nginx.conf')])
     expect(fenced(doc, 'caddy')).toEqual([await read('examples/gate/Caddyfile')])
+    expect(fenced(doc, 'apache')).toEqual([await read('examples/gate/apache.conf')])
+    expect(fenced(doc, 'http')).toEqual([await read('examples/gate/apache-unavailable.asis')])
   })
 
   it('shows examples/gate/haproxy.cfg and examples/gate/voot-gate.lua as they are', async () => {

@@ -37,7 +37,9 @@ describe('examples/gate/voot-gate.service', () => {
 
   it('runs the gate with options the gate takes', async () => {
     const text = await readFile(UNIT, 'utf8')
-    const commands = [...text.matchAll(/^Exec(?:StartPre|Start)=\S+ \S+voot-guard\.js (.+)$/gm)].map((match) => (match[1] as string).split(' '))
+    const commands = [...text.matchAll(/^Exec(?:StartPre|Start)=\S+ \S+voot-guard\.js (.+)$/gm)].map((match) =>
+      (match[1] as string).split(' '),
+    )
     expect(commands).toHaveLength(2)
     for (const args of commands) {
       let stderr = ''
@@ -47,6 +49,7 @@ describe('examples/gate/voot-gate.service', () => {
       expect(stderr).toContain('/etc/voot-gate/gate.yaml: (file): no such file')
     }
     expect(text).toContain('ExecReload=/bin/kill -HUP $MAINPID')
-    for (const option of ['DynamicUser=yes', 'ProtectSystem=strict', 'NoNewPrivileges=yes', 'CapabilityBoundingSet=']) expect(text).toContain(option)
+    for (const option of ['DynamicUser=yes', 'ProtectSystem=strict', 'NoNewPrivileges=yes', 'CapabilityBoundingSet='])
+      expect(text).toContain(option)
   })
 })

@@ -28,7 +28,7 @@ const warned = new Set<string>()
 /** Skips (or, when required, fails) a test that needs `binary`; the reason is printed once per binary. */
 export function needBinary(ctx: TestContext, binary: string): void {
   if (existsSync(binary)) return
-  const reason = `${binary} is not installed (apt-get install -y nginx caddy); gate proxy test skipped`
+  const reason = `${binary} is not installed (apt-get install -y nginx caddy apache2); gate proxy test skipped`
   if (PROXIES_REQUIRED) throw new Error(`VOOT_GUARD_PROXIES=required, and ${reason}`)
   if (!warned.has(binary)) console.warn(reason)
   warned.add(binary)
