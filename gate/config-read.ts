@@ -26,7 +26,7 @@ const TOP_KEYS = [
 /** The resolver's options a file can set (code-only ones, such as `dispatcher`, are not among them). */
 const SERVICE_KEYS = [
   'baseUrl', 'timeout', 'maxResponseBytes', 'userAgent', 'allowInsecureHttp', 'cache', 'roles', 'maxInflight', 'retries',
-  'retryDelay', 'circuitBreaker',
+  'retryDelay', 'circuitBreaker', 'denials',
 ] // prettier-ignore
 const SERVICE_DURATIONS = ['timeout', 'retryDelay']
 const CACHE_KEYS = ['max', 'maxBytes', 'ttl', 'negativeTtl', 'staleIfError']

@@ -118,6 +118,8 @@ export interface CompiledRule {
   /** A wildcard host's suffix with its dot (`.example.org` of `*.example.org`), made once; `undefined` otherwise. */
   readonly hostSuffix: string | undefined
   readonly path: RegExp | undefined
+  /** The path glob as written, for people (whoami); `undefined`: every path. */
+  readonly glob: string | undefined
   readonly methods: ReadonlySet<string> | undefined
   /** `anyone`, or the requirement (`authenticated()` for `signed-in`). */
   readonly decision: 'anyone' | Requirement

@@ -16,7 +16,9 @@ import { GateConfigError, ProblemList, type GateConfigProblem } from './config-p
 import { readGateSettings } from './config-read.js'
 import type { CompiledRule, GateConfig, GateSettings } from './config-types.js'
 import { createDecisionLog, type DecisionLogOutput } from './decision-log.js'
+import { createForbiddenPage } from './forbidden.js'
 import { createGateMetrics } from './metrics.js'
+import { createWhoami } from './whoami.js'
 import { createGateOAuth, type GateOAuth } from './oauth-clients.js'
 import { AUTH_REQUEST_PATH, EXT_AUTHZ_PREFIX } from './original-request.js'
 import { compileRules, isKnownHost, isRedirectHost } from './rules.js'
@@ -292,6 +294,8 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const checkNow = createCheckHandler({ flow, rules, settings, trusted, cookies, oauth, metrics, now, observe })
   const check: typeof checkNow =
     decisions === undefined ? checkNow : (protocol, req, url) => decisions.run(() => checkNow(protocol, req, url))
+  const whoami = createWhoami({ core, rules, settings, trusted, cookies })
+  const forbidden = createForbiddenPage(checkNow, cookies)
   const browser =
     oauth === undefined || cookies === undefined
       ? undefined
@@ -361,6 +365,12 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
         if (browser === undefined) return NOT_FOUND
         if (method !== 'POST') return notAllowed('POST')
         return browser.signOut(req, new URLSearchParams(query))
+      case '/_gate/whoami':
+        if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET')
+        return whoami(req)
+      case '/_gate/forbidden':
+        // Any method: Caddy's handle_response asks with the refused request's own.
+        return forbidden(req, url)
       default:
         return NOT_FOUND
     }

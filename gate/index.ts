@@ -25,7 +25,7 @@ export { createGate, checkGateConfig, type Gate, type GateOptions } from './gate
 export { loadGateConfig, type LoadedGateConfig } from './config-file.js'
 export { startGateServer, type GateServer, type GateServerOptions } from './server.js'
 export { formatConfigProblem, GateConfigError, type GateConfigPath, type GateConfigProblem } from './config-problem.js'
-export type { GateConfig, GateDuration, GateRequirement, GateRule, GateSettings } from './config-types.js'
+export type { CompiledRule, GateConfig, GateDuration, GateRequirement, GateRule, GateSettings } from './config-types.js'
 export type { FixtureMembership, GateFixtureMembership, GateFixtures, GatePolicyTest, PolicySettings, PolicyTest } from './policy-config.js'
 export type { DecisionLogLine, DecisionLogOutput, DecisionLogSettings, DecisionLogTarget } from './decision-log.js'
 export {
@@ -36,3 +36,7 @@ export {
   type PolicyTestResult,
   type PolicyVerdict,
 } from './policy-tests.js'
+export type { CheckHandler, CheckRecord } from './check.js'
+export type { CheckProtocol, OriginalRequest, ProxyRequest } from './original-request.js'
+export type { Answer } from './answer.js'
+export type { FastCgiGate, FastCgiListener } from './fastcgi-listener.js'

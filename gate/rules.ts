@@ -99,6 +99,7 @@ export function compileRules(rules: readonly GateRule[], core: GuardCore, proble
       host: rule.host,
       hostSuffix: rule.host?.startsWith('*.') === true ? rule.host.slice(1) : undefined,
       path: rule.path === undefined ? undefined : globToRegExp(rule.path),
+      glob: rule.path,
       methods: rule.methods === undefined ? undefined : new Set(rule.methods),
       decision,
     })
@@ -107,7 +108,7 @@ export function compileRules(rules: readonly GateRule[], core: GuardCore, proble
 }
 
 /** Whether a rule with a host names `host` (a wildcard one: any subdomain, one or more labels). */
-function hostMatches(rule: CompiledRule, host: string): boolean {
+export function hostMatches(rule: CompiledRule, host: string): boolean {
   const suffix = rule.hostSuffix
   return suffix === undefined ? rule.host === host : host.endsWith(suffix) && host.length > suffix.length
 }

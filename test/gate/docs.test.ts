@@ -61,6 +61,6 @@ describe('docs/gate.md', () => {
   it('never has nginx tell the gate the raw Host header ($http_host) as the host to judge', async () => {
     const conf = await read('examples/gate/nginx.conf')
     const told = [...conf.matchAll(/proxy_set_header (X-Original-URL|X-Forwarded-Host) ([^;]+);/g)].map((match) => match[2] as string)
-    expect(told).toEqual(['$host$gate_port', '$scheme://$host$gate_port$request_uri'])
+    expect(told).toEqual(['$host$gate_port', '$scheme://$host$gate_port$request_uri', '$scheme://$host$gate_port$request_uri'])
   })
 })

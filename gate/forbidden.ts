@@ -1,0 +1,69 @@
+/**
+ * `/_gate/forbidden`: the page a proxy shows for a 403 (nginx `error_page 403`, Caddy
+ * `handle_response`). It is asked with the original request's description, the proxy's
+ * own headers as for a check (`X-Original-URL` and `-Method`, or `X-Forwarded-*`), and the
+ * client's credentials, and decides that request again with the gate's own check, so that
+ * the page says what the 403 said: who is signed in, and what the request needed in the
+ * 403's words. A browser gets the page; an API client the check's JSON answer, as it would
+ * without the page. Any answer but a refusal (the sign-in redirect, a 503) passes through.
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http'
+import { jsonAnswer, type Answer } from './answer.js'
+import type { CheckHandler } from './check.js'
+import { escapeHtml, htmlPage, pageLinks, wantsHtml } from './page-html.js'
+import { AUTH_REQUEST_PATH, hostOf, singleHeader } from './original-request.js'
+import type { SessionCookies } from './session.js'
+
+const GENERIC = 'The gate does not let this request through'
+
+function descriptionOf(answer: Answer): string {
+  try {
+    const text = (JSON.parse(answer.body ?? '{}') as { error_description?: unknown }).error_description
+    return typeof text === 'string' && text !== '' ? text : GENERIC
+  } catch {
+    return GENERIC
+  }
+}
+
+/** Creates the forbidden endpoint over the gate's check (not logged again: the first check was). */
+export function createForbiddenPage(
+  check: CheckHandler,
+  cookies: SessionCookies | undefined,
+): (req: IncomingMessage, url: string) => Promise<Answer> {
+  return async function forbidden(req, url) {
+    // Asked as the check endpoint that reads the headers the proxy sent.
+    const viaNginx = singleHeader(req, 'x-original-url') !== undefined
+    let answer = await (viaNginx ? check('auth-request', req, AUTH_REQUEST_PATH) : check('forward-auth', req, url))
+    // Allowed now (a membership came since): still the answer to a refused request, in general words.
+    if (answer.status === 200) answer = jsonAnswer(403, { error: 'forbidden', error_description: GENERIC })
+    if (answer.status !== 403) return answer
+    if (!wantsHtml(req.headers.accept)) return answer
+
+    const url_ =
+      singleHeader(req, 'x-original-url') ?? `//${singleHeader(req, 'x-forwarded-host') ?? ''}${singleHeader(req, 'x-forwarded-uri') ?? ''}`
+    const parts = /^(?:(https?):)?\/\/([^/?#\s]+)([^?#\s]*)/i.exec(url_)
+    const host = parts === null ? undefined : hostOf(parts[2] as string)
+    const scheme = parts?.[1]?.toLowerCase() === 'https' || singleHeader(req, 'x-forwarded-proto') === 'https' ? 'https' : 'http'
+    const path = parts?.[3] ?? ''
+    const session = host === undefined ? undefined : cookies?.readSession(req.headers.cookie, { scheme, host })
+    const who =
+      session !== undefined
+        ? `You are signed in as <strong>${escapeHtml(session.sub)}</strong>.`
+        : req.headers.authorization !== undefined
+          ? 'The request carried an access token (a bearer token).'
+          : 'You are not signed in.'
+    const asked = host === undefined ? '' : `<p>You asked for <code>${escapeHtml(`${host}${path}`)}</code>.</p>`
+    return htmlPage(
+      403,
+      'Access refused',
+      `<h1>You do not have access to this page</h1>
+<p>${who}</p>
+${asked}
+<p>${escapeHtml(descriptionOf(answer))}.</p>
+<p>If you think you should have access, ask whoever manages the group for a membership, then try again.</p>
+${pageLinks(session !== undefined)}`,
+    )
+  }
+}
