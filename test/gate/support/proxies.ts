@@ -212,7 +212,12 @@ export async function startEchoApp(): Promise<{ port: number; seen: AppSaw[]; se
     seen.push(saw)
     req.resume()
     const body = JSON.stringify(saw)
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+    // Cacheable, as many real apps answer: the snippets must replace this behind the gate, not add to it.
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'public, max-age=600',
+    })
     res.end(body)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
