@@ -191,6 +191,7 @@ function judge(kind: Kind, sentPhase: Phase, sentAt: number, status: number, use
 
 // ---- Load ----
 const socketErrors: Record<string, number> = {}
+let firstSocketError: string | undefined
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
 function send(kind: Kind): Promise<{ status: number; user: string | undefined }> {
   return new Promise((resolve) => {
@@ -218,6 +219,7 @@ function send(kind: Kind): Promise<{ status: number; user: string | undefined }>
     req.on('error', (error: NodeJS.ErrnoException) => {
       const code = error.code ?? error.message
       socketErrors[code] = (socketErrors[code] ?? 0) + 1
+      firstSocketError ??= `${code} at ${((Date.now() - started) / 1000).toFixed(1)}s in ${phase}`
       // Not a busy loop when nothing answers.
       setTimeout(() => resolve({ status: 0, user: undefined }), 20)
     })
@@ -310,6 +312,7 @@ console.log(
       byPhase: counts.byPhase,
       redisFaults,
       socketErrors,
+      firstSocketError: firstSocketError ?? null,
       revocation: { graceMs: TTL_MS + GRACE_SLACK_MS, lastAllowedMsAfter: revokedAllowedUpTo ?? null },
       emulatorRequests: emulatorCount,
       rss: gates.map((_, i) => ({ start: `${rssStart[i]!.toFixed(1)} MB`, end: `${rssEnd[i]!.toFixed(1)} MB` })),
