@@ -112,6 +112,8 @@ export async function run(
 export interface ProxyAddresses {
   readonly gatePort: number
   readonly appPort: number
+  /** More gates in nginx's `upstream voot_gate` block (the gate soak's fleet). */
+  readonly moreGatePorts?: readonly number[]
 }
 
 /** examples/gate/nginx.conf with the test's addresses. */
@@ -119,7 +121,10 @@ export async function nginxServerBlock(port: number, addresses: ProxyAddresses):
   const text = await readFile(new URL('nginx.conf', EXAMPLES), 'utf8')
   return text
     .replace('listen 8000;', `listen 127.0.0.1:${port};`)
-    .replace('server 127.0.0.1:4181;', `server 127.0.0.1:${addresses.gatePort};`)
+    .replace(
+      'server 127.0.0.1:4181;',
+      [addresses.gatePort, ...(addresses.moreGatePorts ?? [])].map((gate) => `server 127.0.0.1:${gate};`).join('\n    '),
+    )
     .replace('proxy_pass http://127.0.0.1:8080;', `proxy_pass http://127.0.0.1:${addresses.appPort};`)
 }
 
