@@ -85,7 +85,8 @@ function printResults(results: readonly PolicyTestResult[], io: CliIo): number {
   return failed
 }
 
-const REQUEST = /^([A-Za-z]{1,20}) +(https?):\/\/([^/?#\s]+)(\/\S*)?$/
+/** `voot-guard/gate`, loaded only by this command. */
+type GateModule = typeof import('../gate/index.js')
 
 /** What `--explain` asks: the request, and who sends it (`as`, a fixture user, or the `token` of VOOT_TOKEN). */
 interface ExplainAsk {
@@ -94,11 +95,10 @@ interface ExplainAsk {
   readonly token: string | undefined
 }
 
-async function explain(runner: PolicyRunner, ask: ExplainAsk, io: CliIo): Promise<number> {
+async function explain(gate: GateModule, runner: PolicyRunner, ask: ExplainAsk, io: CliIo): Promise<number> {
   const { request, as, token } = ask
-  const parsed = REQUEST.exec(request.trim())
-  if (parsed === null) throw new InvalidArgumentError('--explain takes "METHOD URL", such as "GET https://wiki.example.org/admin"')
-  const [, method, scheme, authority, target] = parsed as unknown as [string, string, 'http' | 'https', string, string | undefined]
+  const line = gate.parseRequestLine(request)
+  if (line === undefined) throw new InvalidArgumentError('--explain takes "METHOD URL", such as "GET https://wiki.example.org/admin"')
   const users = [...runner.settings.policy.fixtures.keys()]
   let credentials = token
   if (token === undefined && as !== 'anonymous') {
@@ -106,17 +106,11 @@ async function explain(runner: PolicyRunner, ask: ExplainAsk, io: CliIo): Promis
       throw new InvalidArgumentError(`--as must be anonymous or a user of the configuration's fixtures (${users.join(', ') || 'none'})`)
     credentials = runner.tokenOf(as)
   }
-  const verdict = await runner.decide({
-    method: method.toUpperCase(),
-    scheme: scheme.toLowerCase() as 'http' | 'https',
-    authority,
-    target: target ?? '/',
-    token: credentials,
-  })
+  const verdict = await runner.decide({ ...line, token: credentials })
   const index = runner.settings.rules.findIndex((rule) => rule.id === verdict.rule)
   const rule = runner.settings.rules[index]
   io.stdout.write(
-    `${printable(`${method.toUpperCase()} ${scheme}://${authority}${target ?? '/'}`)} as ${token === undefined ? printable(as ?? '') : 'the holder of VOOT_TOKEN'}\n`,
+    `${printable(`${line.method} ${line.scheme}://${line.authority}${line.target}`)} as ${token === undefined ? printable(as ?? '') : 'the holder of VOOT_TOKEN'}\n`,
   )
   if (rule === undefined) io.stdout.write('rule: none matches\n')
   else {
@@ -185,7 +179,7 @@ export const gateCommand: Command = {
           throw error
         }
         try {
-          if (values.explain !== undefined) return await explain(runner, { request: values.explain, as: values.as, token }, io)
+          if (values.explain !== undefined) return await explain(gate, runner, { request: values.explain, as: values.as, token }, io)
           const results = await runner.runTests()
           if (values.test === true && results.length === 0) {
             io.stderr.write(`voot-guard gate: ${file} has no tests (add "fixtures" and "tests"; see docs/gate.md)\n`)

@@ -28,6 +28,26 @@ export function fromContract(
   }
 }
 
+/**
+ * The words of an error answer: its JSON body's `error_description` (or problem details'
+ * `detail`), or `undefined` when it has none.
+ *
+ * @example
+ * ```ts
+ * errorDescriptionOf(fromContract(core.answer(error))) // 'This resource requires the role admin or higher in ...'
+ * ```
+ */
+export function errorDescriptionOf(answer: Answer): string | undefined {
+  try {
+    const body = JSON.parse(answer.body ?? '{}') as { error_description?: unknown; detail?: unknown }
+    const text = body.error_description ?? body.detail
+    return typeof text === 'string' && text !== '' ? text : undefined
+  } catch {
+    // Not JSON: no words of its own.
+    return undefined
+  }
+}
+
 /** A JSON answer of the gate's own (sign-in errors, health). */
 export function jsonAnswer(status: number, body: unknown, headers?: Readonly<Record<string, string | readonly string[]>>): Answer {
   return {

@@ -10,22 +10,13 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http'
-import { jsonAnswer, type Answer } from './answer.js'
+import { errorDescriptionOf, jsonAnswer, type Answer } from './answer.js'
 import type { CheckHandler } from './check.js'
 import { escapeHtml, htmlPage, pageLinks, wantsHtml } from './page-html.js'
-import { AUTH_REQUEST_PATH, hostOf, singleHeader } from './original-request.js'
+import { AUTH_REQUEST_PATH, originalRequest, singleHeader } from './original-request.js'
 import type { SessionCookies } from './session.js'
 
 const GENERIC = 'The gate does not let this request through'
-
-function descriptionOf(answer: Answer): string {
-  try {
-    const text = (JSON.parse(answer.body ?? '{}') as { error_description?: unknown }).error_description
-    return typeof text === 'string' && text !== '' ? text : GENERIC
-  } catch {
-    return GENERIC
-  }
-}
 
 /** Creates the forbidden endpoint over the gate's check (not logged again: the first check was). */
 export function createForbiddenPage(
@@ -34,20 +25,19 @@ export function createForbiddenPage(
 ): (req: IncomingMessage, url: string) => Promise<Answer> {
   return async function forbidden(req, url) {
     // Asked as the check endpoint that reads the headers the proxy sent.
-    const viaNginx = singleHeader(req, 'x-original-url') !== undefined
-    let answer = await (viaNginx ? check('auth-request', req, AUTH_REQUEST_PATH) : check('forward-auth', req, url))
+    const [protocol, checkUrl] =
+      singleHeader(req, 'x-original-url') !== undefined ? (['auth-request', AUTH_REQUEST_PATH] as const) : (['forward-auth', url] as const)
+    let answer = await check(protocol, req, checkUrl)
     // Allowed now (a membership came since): still the answer to a refused request, in general words.
     if (answer.status === 200) answer = jsonAnswer(403, { error: 'forbidden', error_description: GENERIC })
     if (answer.status !== 403) return answer
     if (!wantsHtml(req.headers.accept)) return answer
 
-    const url_ =
-      singleHeader(req, 'x-original-url') ?? `//${singleHeader(req, 'x-forwarded-host') ?? ''}${singleHeader(req, 'x-forwarded-uri') ?? ''}`
-    const parts = /^(?:(https?):)?\/\/([^/?#\s]+)([^?#\s]*)/i.exec(url_)
-    const host = parts === null ? undefined : hostOf(parts[2] as string)
-    const scheme = parts?.[1]?.toLowerCase() === 'https' || singleHeader(req, 'x-forwarded-proto') === 'https' ? 'https' : 'http'
-    const path = parts?.[3] ?? ''
-    const session = host === undefined ? undefined : cookies?.readSession(req.headers.cookie, { scheme, host })
+    // The request as the check read it (a refusal came from it, so it was read).
+    const original = originalRequest(protocol, req, checkUrl)
+    const host = original?.host
+    const path = original?.target.replace(/[?#].*$/s, '') ?? ''
+    const session = original === undefined ? undefined : cookies?.readSession(req.headers.cookie, original)
     const who =
       session !== undefined
         ? `You are signed in as <strong>${escapeHtml(session.sub)}</strong>.`
@@ -61,7 +51,7 @@ export function createForbiddenPage(
       `<h1>You do not have access to this page</h1>
 <p>${who}</p>
 ${asked}
-<p>${escapeHtml(descriptionOf(answer))}.</p>
+<p>${escapeHtml(errorDescriptionOf(answer) ?? GENERIC)}.</p>
 <p>If you think you should have access, ask whoever manages the group for a membership, then try again.</p>
 ${pageLinks(session !== undefined)}`,
     )

@@ -26,7 +26,16 @@ export { loadGateConfig, type LoadedGateConfig } from './config-file.js'
 export { startGateServer, type GateServer, type GateServerOptions } from './server.js'
 export { formatConfigProblem, GateConfigError, type GateConfigPath, type GateConfigProblem } from './config-problem.js'
 export type { CompiledRule, GateConfig, GateDuration, GateRequirement, GateRule, GateSettings } from './config-types.js'
-export type { FixtureMembership, GateFixtureMembership, GateFixtures, GatePolicyTest, PolicySettings, PolicyTest } from './policy-config.js'
+export {
+  parseRequestLine,
+  type FixtureMembership,
+  type GateFixtureMembership,
+  type GateFixtures,
+  type GatePolicyTest,
+  type PolicySettings,
+  type PolicyTest,
+  type RequestLine,
+} from './policy-config.js'
 export type { DecisionLogLine, DecisionLogOutput, DecisionLogSettings, DecisionLogTarget } from './decision-log.js'
 export {
   createPolicyRunner,

@@ -91,6 +91,25 @@ const USER = /^[A-Za-z0-9._@-]{1,64}$/
 // A request as a proxy describes it: a method, then an absolute http(s) URL taken as written.
 const REQUEST = /^([A-Za-z]{1,20}) +(https?):\/\/([^/?#\s]+)(\/\S*)?$/
 
+/** A request line as a test or `--explain` writes it: the method and the URL's parts, as sent. */
+export type RequestLine = Pick<PolicyTest, 'method' | 'scheme' | 'authority' | 'target'>
+
+/**
+ * Reads `"METHOD URL"` (an absolute http(s) URL, taken as written, not resolved), or
+ * `undefined` when it is not one.
+ *
+ * @example
+ * ```ts
+ * parseRequestLine('get https://wiki.example.org/admin?x=1') // { method: 'GET', scheme: 'https', authority: 'wiki.example.org', target: '/admin?x=1' }
+ * ```
+ */
+export function parseRequestLine(text: string): RequestLine | undefined {
+  const parsed = REQUEST.exec(text.trim())
+  if (parsed === null) return undefined
+  const [, method, scheme, authority, target] = parsed as unknown as [string, string, string, string, string | undefined]
+  return { method: method.toUpperCase(), scheme: scheme.toLowerCase() as 'http' | 'https', authority, target: target ?? '/' }
+}
+
 /**
  * The group type of a group id when a fixture does not give one, as the Feide groups API
  * names them (`fc:fs:fs:emne:...` is `fc:fs:emne`, `fc:org:example.org:unit:X` is
@@ -172,8 +191,8 @@ function readTest(
   }
   const { name, request, as, expect, rule } = value
   if (name !== undefined && (typeof name !== 'string' || name === '')) problems.add([...path, 'name'], 'must be a non-empty string')
-  const parsed = typeof request === 'string' ? REQUEST.exec(request.trim()) : null
-  if (parsed === null) problems.add([...path, 'request'], 'must be "METHOD URL", such as "GET https://wiki.example.org/admin"')
+  const parsed = typeof request === 'string' ? parseRequestLine(request) : undefined
+  if (parsed === undefined) problems.add([...path, 'request'], 'must be "METHOD URL", such as "GET https://wiki.example.org/admin"')
   const users = [ANONYMOUS, ...known.users]
   if (typeof as !== 'string' || !users.includes(as)) {
     const near = typeof as === 'string' ? nearestKey(as, users) : undefined
@@ -187,15 +206,11 @@ function readTest(
     const near = typeof rule === 'string' ? nearestKey(rule, known.rules) : undefined
     problems.add([...path, 'rule'], "must be a rule's id", near)
   }
-  if (problems.items.length > before || parsed === null) return undefined
-  const [, method, scheme, authority, target] = parsed
+  if (problems.items.length > before || parsed === undefined) return undefined
   return {
     number,
     title: typeof name === 'string' ? name : `${String(request).trim()} as ${String(as)}`,
-    method: (method as string).toUpperCase(),
-    scheme: (scheme as string).toLowerCase() as 'http' | 'https',
-    authority: authority as string,
-    target: target ?? '/',
+    ...parsed,
     as: as === ANONYMOUS ? undefined : (as as string),
     expect: expect as PolicyTest['expect'],
     rule: rule as string | undefined,

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ExplainedNode } from '../src/index.js'
-import type { Answer } from './answer.js'
+import { errorDescriptionOf, type Answer } from './answer.js'
 import { createCheckHandler, type CheckHandler } from './check.js'
 import type { CompiledRule, GateSettings } from './config-types.js'
 import { createFixtureService } from './fixture-service.js'
@@ -67,14 +67,7 @@ const OUTCOMES: Readonly<Record<number, PolicyOutcome>> = { 200: 'allow', 401: '
 function reasonOf(answer: Answer, rule: CompiledRule | undefined): string {
   if (answer.status === 200) return rule?.decision === 'anyone' ? 'the rule lets anyone in' : 'the requirement is met'
   if (answer.status === 302) return 'a browser is sent to sign in'
-  try {
-    const body = JSON.parse(answer.body ?? '{}') as { error_description?: unknown; detail?: unknown }
-    const text = body.error_description ?? body.detail
-    if (typeof text === 'string') return text
-  } catch {
-    // Not JSON: the status says it.
-  }
-  return `status ${answer.status}`
+  return errorDescriptionOf(answer) ?? `status ${answer.status}`
 }
 
 /**

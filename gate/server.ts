@@ -68,6 +68,14 @@ export interface GateServer {
   reload(config: GateConfig): Promise<void>
 }
 
+/** Counts an answer under way for `generation`; the function returned counts it done. */
+function enter(generation: Generation): () => void {
+  generation.inflight++
+  return () => {
+    if (--generation.inflight === 0) generation.idle?.()
+  }
+}
+
 /** A gate and the answers it has under way. */
 interface Generation {
   readonly gate: Gate
@@ -91,10 +99,7 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
   // Each request is answered by the gate that was current when it came, to the end.
   const server = createServer({ keepAlive: true }, (req, res) => {
     const generation = current
-    generation.inflight++
-    res.once('close', () => {
-      if (--generation.inflight === 0) generation.idle?.()
-    })
+    res.once('close', enter(generation))
     generation.gate.listener(req, res)
   })
   // Proxies keep their connections to the gate open between requests.
@@ -121,13 +126,10 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
     let view = fastCgiGates.get(generation)
     if (view === undefined) {
       const { gate: own } = generation
-      const done = () => {
-        if (--generation.inflight === 0) generation.idle?.()
-      }
       view = {
         settings: own.settings,
         check(protocol, req, url) {
-          generation.inflight++
+          const done = enter(generation)
           let answer
           try {
             answer = own.check(protocol, req, url)

@@ -58,6 +58,16 @@ export function requirementWords(rule: CompiledRule, generic: boolean): string {
 export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) => Promise<Answer> {
   const { core, rules, settings, trusted, cookies } = deps
   const generic = settings.service['denials'] === 'generic'
+  // What each rule matches and needs, in words: made once, not per request.
+  const worded = rules.map((rule) => ({
+    rule,
+    words: {
+      id: rule.id,
+      methods: rule.methods === undefined ? null : [...rule.methods],
+      path: rule.glob ?? '/**',
+      requires: requirementWords(rule, generic),
+    },
+  }))
 
   async function outcomeOf(rule: CompiledRule, token: string | undefined): Promise<Pick<WhoamiRule, 'outcome' | 'reason'>> {
     if (rule.decision === 'anyone') return { outcome: 'pass' }
@@ -96,15 +106,9 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
         credentials = 'session'
       }
     }
-    const mine = rules.filter((rule) => rule.host === undefined || hostMatches(rule, origin.host))
+    const mine = worded.filter(({ rule }) => rule.host === undefined || hostMatches(rule, origin.host))
     const described: WhoamiRule[] = await Promise.all(
-      mine.map(async (rule) => ({
-        id: rule.id,
-        methods: rule.methods === undefined ? null : [...rule.methods],
-        path: rule.glob ?? '/**',
-        requires: requirementWords(rule, generic),
-        ...(await outcomeOf(rule, token)),
-      })),
+      mine.map(async ({ rule, words }) => ({ ...words, ...(await outcomeOf(rule, token)) })),
     )
     if (!wantsHtml(req.headers.accept)) return jsonAnswer(200, { host: origin.host, user, credentials, rules: described })
 

@@ -10,12 +10,13 @@
  * for Apache) a failure.
  */
 import { existsSync } from 'node:fs'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest'
+import { chromium, type Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
-import { CHROMIUM_ARGS, findChromium, isCI } from '../support/chromium.js'
+import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
 import { APACHE, startApache } from './support/apache.js'
+import { appSawOnPage, signInAt } from './support/browser-sign-in.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { needBinary, startEchoApp, type RunningProxy } from './support/proxies.js'
 
@@ -48,32 +49,19 @@ afterAll(async () => {
   await emulator?.close()
 })
 
-function needChromium(ctx: TestContext): void {
-  if (CHROMIUM.found) return
-  const reason = `browser test skipped: ${CHROMIUM.advice}`
-  if (isCI()) throw new Error(`CI=true, and ${CHROMIUM.advice}`)
-  console.warn(reason)
-  ctx.skip(reason)
-}
 
-async function signInAt(page: Page, path: string, name: string): Promise<void> {
-  await page.goto(`${apache!.url}${path}`)
-  // The gate sent the browser to the emulator's consent page.
-  await expect.poll(() => page.url()).toContain(`${emulator.authUrl}/oauth/authorization`)
-  await page.getByLabel(name).check()
-  await page.getByRole('button', { name: 'Approve' }).click()
-  await page.waitForURL(`${apache!.url}${path}`)
-}
+const signIn = (page: Parameters<typeof signInAt>[0], path: string, name: string) =>
+  signInAt(page, apache!.url, path, { name, authUrl: emulator.authUrl })
 
 describe('a browser through Apache httpd and the gate', () => {
   it('signs alice in; the proxied app and the CGI script see her; bob gets 403 at /admin', async (ctx) => {
     needBinary(ctx, APACHE)
-    needChromium(ctx)
+    needChromium(ctx, CHROMIUM)
     const context = await browser!.newContext()
     const page = await context.newPage()
     try {
-      await signInAt(page, '/wiki/page?x=1', 'Alice Hansen')
-      const saw = JSON.parse(await page.locator('body').innerText()) as { url: string; headers: Record<string, string> }
+      await signIn(page, '/wiki/page?x=1', 'Alice Hansen')
+      const saw = await appSawOnPage(page)
       expect(saw.url).toBe('/wiki/page?x=1')
       expect(saw.headers['x-voot-user']).toBe('alice')
       const session = (await context.cookies(apache!.url)).find((cookie) => cookie.name === 'voot-gate')
@@ -88,7 +76,7 @@ describe('a browser through Apache httpd and the gate', () => {
     const bobContext = await browser!.newContext()
     const bobPage = await bobContext.newPage()
     try {
-      await signInAt(bobPage, '/wiki', 'Bob Nilsen')
+      await signIn(bobPage, '/wiki', 'Bob Nilsen')
       const denied = await bobPage.goto(`${apache!.url}/admin/reports`)
       expect(denied?.status()).toBe(403)
       expect(bobPage.url()).toBe(`${apache!.url}/admin/reports`)

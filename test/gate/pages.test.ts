@@ -8,11 +8,12 @@
  */
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
 import { PAGE_CSP } from '../../gate/page-html.js'
-import { CHROMIUM_ARGS, findChromium, isCI } from '../support/chromium.js'
+import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
+import { signInAt } from './support/browser-sign-in.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { CADDY, needBinary, NGINX, startCaddy, startEchoApp, startNginx, type RunningProxy } from './support/proxies.js'
 import { send } from './support/raw-request.js'
@@ -46,19 +47,8 @@ afterAll(async () => {
   await emulator?.close()
 })
 
-function needChromium(ctx: TestContext): void {
-  if (CHROMIUM.found) return
-  if (isCI()) throw new Error(`CI=true, and ${CHROMIUM.advice}`)
-  ctx.skip(`browser test skipped: ${CHROMIUM.advice}`)
-}
 
-async function signIn(page: Page, base: string, path: string, name: string): Promise<void> {
-  await page.goto(`${base}${path}`)
-  await expect.poll(() => page.url()).toContain(`${emulator.authUrl}/oauth/authorization`)
-  await page.getByLabel(name).check()
-  await page.getByRole('button', { name: 'Approve' }).click()
-  await page.waitForURL(`${base}${path}`)
-}
+const signIn = (page: Page, base: string, path: string, name: string) => signInAt(page, base, path, { name, authUrl: emulator.authUrl })
 
 const bearer = (user: string) => ({ authorization: `Bearer ${emulator.issueToken(user)}` })
 
@@ -86,7 +76,7 @@ describe.each(['nginx', 'caddy'] as const)('pages through %s', (name) => {
 
   it('shows a refused browser the forbidden page; whoami lists the rules in words', async (ctx) => {
     needBinary(ctx, binary)
-    needChromium(ctx)
+    needChromium(ctx, CHROMIUM)
     const context = await browser!.newContext()
     const page = await context.newPage()
     const scripts: string[] = []
@@ -137,7 +127,7 @@ describe.each(['nginx', 'caddy'] as const)('pages through %s', (name) => {
 
   it('never shows a protected page from the cache after sign-out', async (ctx) => {
     needBinary(ctx, binary)
-    needChromium(ctx)
+    needChromium(ctx, CHROMIUM)
     const context = await browser!.newContext()
     const page = await context.newPage()
     try {

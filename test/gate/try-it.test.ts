@@ -21,9 +21,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadGateConfig, startGateServer, type GateConfig, type GateServer } from '../../gate/index.js'
-import { CHROMIUM_ARGS, findChromium, isCI } from '../support/chromium.js'
+import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
 import { CADDY, freePort, needBinary } from './support/proxies.js'
 import { send } from './support/raw-request.js'
 
@@ -164,12 +164,6 @@ afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })
 }, 30_000)
 
-function needChromium(ctx: TestContext): void {
-  if (CHROMIUM.found) return
-  if (isCI()) throw new Error(`CI=true, and ${CHROMIUM.advice}`)
-  console.warn(`browser test skipped: ${CHROMIUM.advice}`)
-  ctx.skip(CHROMIUM.advice)
-}
 
 describe('docs/gate.md, "Try it on your machine"', () => {
   it('shows only commands this test runs: the emulator, --check, the gate, curl lines with their answers, Caddy', () => {
@@ -224,7 +218,7 @@ describe('docs/gate.md, "Try it on your machine"', () => {
 
   it('signs a browser in through Caddy at the emulator, as the page describes', async (ctx) => {
     needBinary(ctx, CADDY)
-    needChromium(ctx)
+    needChromium(ctx, CHROMIUM)
     const caddy = commands.find((command) => kindOf(command.text) === 'caddy')!
     // Caddy logs JSON on stderr; its port answering is the sign it serves.
     await startServer(caddy.text, () => listening(ports.app))

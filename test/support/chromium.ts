@@ -9,6 +9,7 @@
  */
 import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
+import type { TestContext } from 'vitest'
 
 /** The usual places, in order of preference. */
 export const CHROMIUM_LOCATIONS: readonly string[] = [
@@ -94,3 +95,15 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-component-update',
   '--disable-sync',
 ]
+
+/**
+ * For a test that drives `lookup`'s Chromium: outside CI, skips it (with the reason printed)
+ * when there is none; in CI (`CI=true`), fails it.
+ */
+export function needChromium(ctx: TestContext, lookup: ChromiumLookup): void {
+  if (lookup.found) return
+  if (isCI()) throw new Error(`CI=true, and ${lookup.advice}`)
+  const reason = `browser test skipped: ${lookup.advice}`
+  console.warn(reason)
+  ctx.skip(reason)
+}
