@@ -50,6 +50,59 @@ function wellFormedBearer(header: string): string | undefined {
   return header.length - PREFIX_LENGTH <= MAX_TOKEN_LENGTH && BEARER_B64TOKEN.test(header) ? header.slice(PREFIX_LENGTH) : undefined
 }
 
+const ASCII_SPACE = 0x20
+const ASCII_DEL = 0x7f
+const LOWER = 0x20 // OR-ed into an ASCII letter, makes it lower case (and only letters map onto letters)
+
+/**
+ * The token of the usual header shape, `Bearer` (any case), one space, then at most
+ * {@link MAX_TOKEN_LENGTH} characters that start and end with a printable ASCII character
+ * other than a space, WITHOUT checking the characters between: `undefined` for any other
+ * shape, which {@link extractBearerToken} decides.
+ *
+ * Why: checking a token's characters is, after its digest, the dearest step of a warm
+ * decision, and a token whose answers are cached was checked when they were stored (the
+ * resolver's cold path refuses a malformed token before it looks anything up, with the
+ * error {@link extractBearerToken} throws). So the guard looks the candidate up first and
+ * has it checked only on a miss (BENCHMARKS.md, issue 41). A candidate is only ever
+ * digested for the in-process cache before that check: never sent, stored or logged.
+ * For every header it accepts, {@link extractBearerToken} would find the same token or
+ * throw that same error.
+ */
+export function bearerCandidate(header: string | readonly string[] | undefined | null): string | undefined {
+  if (typeof header !== 'string') return undefined
+  const length = header.length
+  if (length <= PREFIX_LENGTH || length - PREFIX_LENGTH > MAX_TOKEN_LENGTH) return undefined
+  if (
+    (header.charCodeAt(0) | LOWER) !== 0x62 || // b
+    (header.charCodeAt(1) | LOWER) !== 0x65 || // e
+    (header.charCodeAt(2) | LOWER) !== 0x61 || // a
+    (header.charCodeAt(3) | LOWER) !== 0x72 || // r
+    (header.charCodeAt(4) | LOWER) !== 0x65 || // e
+    (header.charCodeAt(5) | LOWER) !== 0x72 || // r
+    header.charCodeAt(6) !== ASCII_SPACE
+  ) {
+    return undefined
+  }
+  // The general path trims the header and allows several spaces after the scheme: a
+  // candidate neither starts nor ends with anything that path would cut away.
+  const first = header.charCodeAt(PREFIX_LENGTH)
+  const last = header.charCodeAt(length - 1)
+  if (!(first > ASCII_SPACE && first < ASCII_DEL && last > ASCII_SPACE && last < ASCII_DEL)) return undefined
+  return header.slice(PREFIX_LENGTH)
+}
+
+/**
+ * What is wrong with a bearer token, as the {@link TokenMalformedError} that
+ * {@link extractBearerToken} throws (empty, longer than {@link MAX_TOKEN_LENGTH}, or a
+ * character RFC 6750's `b64token` does not allow); `undefined` for a well-formed token.
+ */
+export function tokenProblem(token: string): TokenMalformedError | undefined {
+  if (token.length === 0) return new TokenMalformedError('The bearer token is empty')
+  if (token.length > MAX_TOKEN_LENGTH) return new TokenMalformedError(`The bearer token is longer than ${MAX_TOKEN_LENGTH} characters`)
+  return B64TOKEN.test(token) ? undefined : new TokenMalformedError('The bearer token contains characters RFC 6750 does not allow')
+}
+
 /**
  * Extracts the bearer token from an `Authorization` header value.
  *
@@ -81,12 +134,7 @@ export function extractBearerToken(header: string | readonly string[] | undefine
   const prefix = BEARER_PREFIX.exec(value)
   if (prefix === null) throw new TokenMissingError()
   const token = value.slice(prefix[0].length)
-  if (token.length === 0) throw new TokenMalformedError('The bearer token is empty')
-  if (token.length > MAX_TOKEN_LENGTH) {
-    throw new TokenMalformedError(`The bearer token is longer than ${MAX_TOKEN_LENGTH} characters`)
-  }
-  if (!B64TOKEN.test(token)) {
-    throw new TokenMalformedError('The bearer token contains characters RFC 6750 does not allow')
-  }
+  const problem = tokenProblem(token)
+  if (problem !== undefined) throw problem
   return token
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { GroupWithMembership } from '../types.js'
+import { nextChangeAfter } from './membership.js'
 
 /**
  * A `me/groups` answer with its index. Built once when the answer is cached.
@@ -35,4 +36,16 @@ export function findListed(index: GroupsIndex, groupId: string): GroupWithMember
   if (index.byId !== undefined) return index.byId.get(groupId)
   for (const g of index.list) if (g.id === groupId) return g
   return undefined
+}
+
+/**
+ * The first instant after `at` at which a membership or group of the list changes activity
+ * (`Infinity` when none will): until then, every rule that reads the list reads it the same way.
+ */
+export function listChangeAfter(index: GroupsIndex, at: number): number {
+  let next = Infinity
+  for (const g of index.list) {
+    next = Math.min(next, nextChangeAfter(g, at), nextChangeAfter(g.membership, at))
+  }
+  return next
 }

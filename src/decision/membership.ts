@@ -68,6 +68,19 @@ export function activityAt(dated: Membership | Group, now: number): Activity {
   return now >= until ? 'expired' : 'inactive'
 }
 
+/**
+ * The first instant after `at` at which {@link activityAt} of `dated` can change: its
+ * `notBefore` or `notAfter` when still ahead; `Infinity` when neither is (an object marked
+ * inactive, or a date that cannot be read, stays as it is).
+ */
+export function nextChangeAfter(dated: Membership | Group, at: number): number {
+  if (dated.active === false || (dated.notBefore === undefined && dated.notAfter === undefined)) return Infinity
+  const { from, until } = validityOf(dated)
+  // NaN fails both comparisons: an unreadable date never changes.
+  const next = from > at ? from : Infinity
+  return until > at && until < next ? until : next
+}
+
 interface Validity {
   /** `notBefore` in ms, `-Infinity` when absent, `NaN` when unparsable. */
   readonly from: number

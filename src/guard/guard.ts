@@ -19,7 +19,7 @@ import {
 import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
 import { rejectUnknownKeys } from '../option-checks.js'
 import { RESOLVER_OPTION_KEYS } from '../resolver/options.js'
-import { extractBearerToken, isWellFormedToken } from '../token.js'
+import { bearerCandidate, extractBearerToken, isWellFormedToken } from '../token.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
 
@@ -208,7 +208,12 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     try {
       // The usual case without the object `readToken` returns.
       if ('authorization' in credentials) {
-        token = extractBearerToken(credentials.authorization)
+        // The usual header's token goes to `checkNow` unchecked: a warm hit proves it was
+        // checked before, and a miss is checked there (`bearerCandidate`). A resolver of
+        // someone else's gets only checked tokens.
+        token =
+          (resolver.checkNow === undefined ? undefined : bearerCandidate(credentials.authorization)) ??
+          extractBearerToken(credentials.authorization)
         options = NO_OPTIONS
       } else {
         ;({ token, options } = readFoundToken(credentials))

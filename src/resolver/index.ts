@@ -16,6 +16,7 @@ import { InvalidArgumentError, InvalidTokenError, UpstreamError, type UpstreamEr
 import { assertGroupId } from '../group-id.js'
 import { isRequirement, rolesOf, type Requirement } from '../decision/requirements.js'
 import type { GroupWithMembership } from '../types.js'
+import { tokenProblem } from '../token.js'
 import { createAnswerStore } from './store/answer-store.js'
 import { createDecisionLookups } from './decision-lookups.js'
 import { createExplainer } from './explain.js'
@@ -158,6 +159,12 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     const digest = store.digest(token)
     const quick = warmDecision(digest, requirement, at, callOptions)
     if (quick !== undefined) return used(requirement, quick)
+    // The token's form is checked here, on a miss, and not before the warm attempt: a token
+    // whose answers are cached passed this check when they were stored, and the guard hands
+    // over a header's token unchecked (`bearerCandidate` in ../token.ts). Nothing is looked
+    // up, sent or stored for a malformed one.
+    const malformed = tokenProblem(token)
+    if (malformed !== undefined) return Promise.reject(malformed)
     // The miss hands on what the warm attempt computed: the digest and the instant.
     return traceDecision(requirement, (decision) =>
       decide(requirement, lookupsFor({ token, digest, options: callOptions, at, slowest: decision })),

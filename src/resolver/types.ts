@@ -87,8 +87,9 @@ export interface MembershipResolver {
   membership(token: string, groupId: string, options?: ResolveOptions): Promise<Membership | null>
   /**
    * Decides a requirement. Resolves with an allowed or denied {@link Decision}; rejects with
-   * `UpstreamError` when the answer is unknown, `InvalidTokenError` (401) or
-   * `InsufficientScopeError` (403).
+   * `UpstreamError` when the answer is unknown, `InvalidTokenError` (401),
+   * `InsufficientScopeError` (403) or `TokenMalformedError` (a token that is not an RFC 6750
+   * `b64token`, refused before anything is looked up for it).
    */
   check(token: string, requirement: Requirement, options?: ResolveOptions): Promise<Decision>
   /**
@@ -99,6 +100,12 @@ export interface MembershipResolver {
    * (`GuardCore.authorizeNow`); a warm denial is a decision at once, as a warm allow.
    * Never throws (invalid arguments reject). Optional: resolvers not made by
    * `createMembershipResolver` may lack it.
+   *
+   * A guard hands it the token of an `Authorization` header without checking its
+   * characters first: a resolver that has it must refuse a token that is not an RFC 6750
+   * `b64token` (rejecting with `TokenMalformedError`) before it looks anything up for it
+   * or sends it anywhere. One that answers from a cache may do so after the lookup, since a
+   * cached token was checked when its answers were stored.
    */
   checkNow?(token: string, requirement: Requirement, options?: ResolveOptions): Decision | Promise<Decision>
   /**

@@ -13,7 +13,8 @@ import { LRUCache } from 'lru-cache'
 import { createAnswerPool } from './answer-pool.js'
 import { CacheEntry } from './cache-entry.js'
 import { createCacheKeys, type CacheKeyKind } from './cache-key.js'
-import { createTokenIndex } from './token-index.js'
+import { createTokenIndex, isMembershipKey } from './token-index.js'
+import { TOKEN_DIGEST_LENGTH } from './token-digest.js'
 import { deepFreeze } from './deep-freeze.js'
 import { indexGroups } from '../../decision/groups-index.js'
 import { pooled, POOLED_KEYS } from './string-pool.js'
@@ -111,9 +112,20 @@ export function createAnswerStore(settings: AnswerStoreSettings): AnswerStore {
     },
     dispose: (_entry, key) => {
       index.removed(key)
+      if (isMembershipKey(key)) forgetVerdicts(key)
     },
   })
   const pool = createAnswerPool()
+
+  /**
+   * Ends the remembered verdicts of the token of a membership key (any key of a token
+   * starts with its digest, and its `me/groups` key is the digest itself): a membership
+   * answer stored, replaced or removed may change what the rules would decide.
+   */
+  function forgetVerdicts(key: string): void {
+    const groups = cache.peek(key.slice(0, TOKEN_DIGEST_LENGTH))
+    if (groups !== undefined) groups.verdicts = undefined
+  }
 
   /**
    * Whether a cached answer predates a 401 of its token. Such answers are never served
@@ -159,7 +171,10 @@ export function createAnswerStore(settings: AnswerStoreSettings): AnswerStore {
       const value = deepFreeze(prepare(kind, answer))
       if (keep && life > 0 && at < deadline) {
         const entry = new CacheEntry(value, at, Math.min(at + life, deadline), deadline)
-        cache.set(keys.key(digest, kind, groupId), entry, { size: bytes })
+        const key = keys.key(digest, kind, groupId)
+        cache.set(key, entry, { size: bytes })
+        // A replaced answer is not disposed of (`noDisposeOnSet`): its verdicts end here.
+        if (kind === 'membership') forgetVerdicts(key)
       }
       return value
     },

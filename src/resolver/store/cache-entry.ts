@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { VerdictSlot } from './remembered-verdict.js'
 
 /**
  * Longest lifetime kept exactly, in ms (about 12 days). Longer ones are cut to this: no
@@ -29,6 +30,11 @@ export class CacheEntry {
   readonly storedAt: number
   readonly #freshFor: number
   readonly #hardFor: number
+  /**
+   * On a `me/groups` entry, the decisions remembered for its token (`remembered-verdict.ts`).
+   * They go with the entry: a new answer is a new entry.
+   */
+  verdicts: VerdictSlot = undefined
 
   constructor(value: unknown, storedAt: number, freshUntil: number, hardUntil: number) {
     this.value = value

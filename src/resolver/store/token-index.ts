@@ -18,6 +18,11 @@ import { TOKEN_DIGEST_LENGTH } from './token-digest.js'
 /** The tag that follows the digest and its separator in a membership key (see `cache-key.ts`). */
 const MEMBERSHIP_TAG = 'm'
 
+/** Whether a store key is a `me/groups/{id}` answer's. */
+export function isMembershipKey(key: string): boolean {
+  return key.length > TOKEN_DIGEST_LENGTH + 1 && key[TOKEN_DIGEST_LENGTH + 1] === MEMBERSHIP_TAG
+}
+
 class TokenRecord {
   tokenId: string | undefined = undefined
   /** Keys of the token's membership answers in the store; made with the first (most tokens have none or one). */
@@ -60,7 +65,6 @@ export function createTokenIndex(holdsFixed: (digest: string, except: string) =>
   const digests = new Map<string, string>()
 
   const digestOfKey = (key: string): string => (key.length === TOKEN_DIGEST_LENGTH ? key : key.slice(0, TOKEN_DIGEST_LENGTH))
-  const isMember = (key: string): boolean => key.length > TOKEN_DIGEST_LENGTH + 1 && key[TOKEN_DIGEST_LENGTH + 1] === MEMBERSHIP_TAG
 
   function forget(digest: string, record: TokenRecord): void {
     if (records.get(digest) !== record) return
@@ -77,7 +81,7 @@ export function createTokenIndex(holdsFixed: (digest: string, except: string) =>
 
   return {
     added(key) {
-      if (!isMember(key)) return
+      if (!isMembershipKey(key)) return
       const digest = digestOfKey(key)
       let record = records.get(digest)
       if (record === undefined) records.set(digest, (record = new TokenRecord()))
@@ -89,7 +93,7 @@ export function createTokenIndex(holdsFixed: (digest: string, except: string) =>
       const record = records.get(digest)
       if (record === undefined) return
       const members = record.members
-      if (members !== undefined && isMember(key)) {
+      if (members !== undefined && isMembershipKey(key)) {
         // Order does not matter: the last key takes the removed one's place.
         const at = members.lastIndexOf(key)
         if (at >= 0) {
