@@ -23,7 +23,7 @@ export const stageName = (stage: WarmStage): string => `stage: ${stage}`
 export interface WarmStages {
   /** `authorizationOf(request.raw)`: the Authorization header read from the raw headers. */
   readonly header: number
-  /** `extractBearerToken`: the scheme and token checked and the token cut out. */
+  /** The token cut out of the header as the guard reads it (`bearerCandidate`: the scheme checked, the characters only on a miss; `extractBearerToken` before issue 41). */
   readonly token: number
   /** The token's digest (the in-process cache key's part that stands for it). */
   readonly digest: number
