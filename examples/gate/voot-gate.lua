@@ -12,8 +12,9 @@
 --
 -- Allowed (200): the request goes on with the gate's X-Voot-User and X-Voot-Rule (a client's
 -- own are removed first), and the variable txn.voot_gate is "allowed". Any other answer goes
--- to the client: a browser's 302 to sign in, 401 with WWW-Authenticate, 403, 503 with
--- Retry-After. A gate that cannot be reached, or answers anything else, is a 503: never let
+-- to the client: a browser's 302 to sign in, 401 with WWW-Authenticate, 403 (a browser's
+-- with the gate's page saying what the request needed, as nginx's error_page 403 shows it),
+-- 503 with Retry-After. A gate that cannot be reached, or answers anything else, is a 503: never let
 -- through. The config denies whatever this action did not allow (a Lua error ends an action
 -- without an answer, and HAProxy goes on with the next rule).
 
@@ -23,8 +24,12 @@ local PASSED = { "x-voot-user", "x-voot-rule" }
 local ASKED = { "authorization", "cookie", "accept", "x-request-id" }
 -- What of the gate's refusal reaches the client (never its cookies or anything else).
 local COPIED = { "www-authenticate", "retry-after", "cache-control", "content-type" }
--- The gate's refusals are a few hundred bytes; a reply must fit in one HAProxy buffer.
+-- What a page of the gate's carries besides those.
+local PAGE = { "content-security-policy", "x-content-type-options", "referrer-policy" }
+-- The gate's refusals are a few hundred bytes, its pages a few kilobytes; a reply must fit in
+-- one HAProxy buffer (tune.bufsize, 16384 by default) with its headers.
 local MAX_BODY = 4096
+local MAX_PAGE = 12288
 
 -- HAProxy's header tables are indexed from 0, one entry per occurrence.
 local function values(headers, name)
@@ -34,6 +39,32 @@ local function values(headers, name)
     i = i + 1
   end
   return list
+end
+
+-- Copies the named headers of the gate's answer (a table of header name to list of values).
+local function copied(from, names, into)
+  for _, name in ipairs(names) do
+    local list = values(from, name)
+    if #list > 0 then
+      into[name] = list
+    end
+  end
+  return into
+end
+
+-- The gate's /_gate/forbidden page for a refused browser: asked like the check, it decides
+-- the request again and says what it needed. Nil when it cannot be had (the 403 goes as it is).
+local function forbidden_page(gate, ask, try)
+  local ok, page = pcall(function()
+    return core.httpclient():get({ url = gate .. "/_gate/forbidden", headers = ask, timeout = try })
+  end)
+  if not ok or type(page) ~= "table" or page.status ~= 403 or type(page.headers) ~= "table" then
+    return nil
+  end
+  if type(page.body) ~= "string" or #page.body > MAX_PAGE then
+    return nil
+  end
+  return { status = 403, headers = copied(page.headers, PAGE, copied(page.headers, COPIED, {})), body = page.body }
 end
 
 local function unavailable(txn)
@@ -90,13 +121,7 @@ core.register_action("voot-gate", { "http-req" }, function(txn, gate, timeout)
     return unavailable(txn)
   end
   local status = res.status
-  local answer = {}
-  for _, name in ipairs(COPIED) do
-    local list = values(res.headers, name)
-    if #list > 0 then
-      answer[name] = list
-    end
-  end
+  local answer = copied(res.headers, COPIED, {})
 
   if status == 200 then
     for _, name in ipairs(PASSED) do
@@ -123,6 +148,13 @@ core.register_action("voot-gate", { "http-req" }, function(txn, gate, timeout)
     -- The gate answers 200, 401, 403 or 503 here; anything else (HAProxy's own 503 or 504
     -- when the gate cannot be reached or is too slow) leaves the answer unknown.
     return unavailable(txn)
+  end
+  local accept = values(headers, "accept")[1]
+  if status == 403 and accept ~= nil and string.find(accept, "text/html", 1, true) ~= nil then
+    local page = forbidden_page(gate, ask, try)
+    if page ~= nil then
+      return txn:done(page)
+    end
   end
   local body = res.body
   if type(body) ~= "string" or #body > MAX_BODY then

@@ -1,5 +1,5 @@
 /**
- * Pages for people (DESIGN section 6), through real nginx and Caddy in headless Chromium:
+ * Pages for people (DESIGN section 6), through real nginx, Caddy and HAProxy in headless Chromium:
  * a browser refused on /admin sees the forbidden page naming what it needs (an API client
  * keeps the JSON 403); whoami lists the rules of the host in words; the pages carry a strict
  * Content-Security-Policy, no script, `no-store`, and work by keyboard; a signed-out browser
@@ -15,6 +15,7 @@ import { PAGE_CSP } from '../../gate/page-html.js'
 import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
 import { signInAt } from './support/browser-sign-in.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
+import { HAPROXY, startHaproxy } from './support/haproxy.js'
 import { CADDY, needBinary, NGINX, startCaddy, startEchoApp, startNginx, type RunningProxy } from './support/proxies.js'
 import { send } from './support/raw-request.js'
 
@@ -24,7 +25,7 @@ const IMAGES = new URL('../../docs/images/', import.meta.url)
 let emulator: Emulator
 let gate: GateServer
 let app: Awaited<ReturnType<typeof startEchoApp>>
-const proxies: Record<'nginx' | 'caddy', RunningProxy | undefined> = { nginx: undefined, caddy: undefined }
+const proxies: Record<'nginx' | 'caddy' | 'haproxy', RunningProxy | undefined> = { nginx: undefined, caddy: undefined, haproxy: undefined }
 let browser: Browser | undefined
 
 beforeAll(async () => {
@@ -34,6 +35,7 @@ beforeAll(async () => {
   const addresses = { gatePort: gatePort(gate), appPort: app.port }
   if (existsSync(NGINX)) proxies.nginx = await startNginx(addresses)
   if (existsSync(CADDY)) proxies.caddy = await startCaddy(addresses)
+  if (existsSync(HAPROXY)) proxies.haproxy = await startHaproxy(addresses)
   if (CHROMIUM.found)
     browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: [...CHROMIUM_ARGS], timeout: 30_000 })
 }, 60_000)
@@ -42,18 +44,20 @@ afterAll(async () => {
   await browser?.close()
   await proxies.nginx?.stop()
   await proxies.caddy?.stop()
+  await proxies.haproxy?.stop()
   await gate?.close()
   await app?.close()
   await emulator?.close()
 })
 
-
 const signIn = (page: Page, base: string, path: string, name: string) => signInAt(page, base, path, { name, authUrl: emulator.authUrl })
 
 const bearer = (user: string) => ({ authorization: `Bearer ${emulator.issueToken(user)}` })
 
-describe.each(['nginx', 'caddy'] as const)('pages through %s', (name) => {
-  const binary = name === 'nginx' ? NGINX : CADDY
+const BINARIES = { nginx: NGINX, caddy: CADDY, haproxy: HAPROXY } as const
+
+describe.each(['nginx', 'caddy', 'haproxy'] as const)('pages through %s', (name) => {
+  const binary = BINARIES[name]
   const base = () => (proxies[name] as RunningProxy).url
 
   it('gives an API client the JSON 403, naming what the request needs', async (ctx) => {
