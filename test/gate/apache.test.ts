@@ -282,5 +282,9 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
       expect(answer.status, method).toBe(403)
       expect(answer.body, method).not.toContain('Retry-After')
     }
+    // Nor the forbidden page, which is the ErrorDocument of the gate's 403s only.
+    const page = await send(apache!.url, '/_gate_forbidden', { headers: { ...bearer(emulator.issueToken('bob')), accept: 'text/html' } })
+    expect(page.status).toBe(403)
+    expect(page.body).not.toContain('You do not have access')
   })
 })

@@ -1,5 +1,5 @@
 /**
- * Pages for people (DESIGN section 6), through real nginx, Caddy and HAProxy in headless Chromium:
+ * Pages for people (DESIGN section 6), through real nginx, Caddy, HAProxy and Apache httpd in headless Chromium:
  * a browser refused on /admin sees the forbidden page naming what it needs (an API client
  * keeps the JSON 403); whoami lists the rules of the host in words; the pages carry a strict
  * Content-Security-Policy, no script, `no-store`, and work by keyboard; a signed-out browser
@@ -15,6 +15,7 @@ import { PAGE_CSP } from '../../gate/page-html.js'
 import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
 import { signInAt } from './support/browser-sign-in.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
+import { APACHE, startApache } from './support/apache.js'
 import { HAPROXY, startHaproxy } from './support/haproxy.js'
 import { CADDY, needBinary, NGINX, startCaddy, startEchoApp, startNginx, type RunningProxy } from './support/proxies.js'
 import { send } from './support/raw-request.js'
@@ -25,17 +26,24 @@ const IMAGES = new URL('../../docs/images/', import.meta.url)
 let emulator: Emulator
 let gate: GateServer
 let app: Awaited<ReturnType<typeof startEchoApp>>
-const proxies: Record<'nginx' | 'caddy' | 'haproxy', RunningProxy | undefined> = { nginx: undefined, caddy: undefined, haproxy: undefined }
+const proxies: Record<'nginx' | 'caddy' | 'haproxy' | 'apache', RunningProxy | undefined> = {
+  nginx: undefined,
+  caddy: undefined,
+  haproxy: undefined,
+  apache: undefined,
+}
 let browser: Browser | undefined
 
 beforeAll(async () => {
   emulator = await startGateEmulator()
-  gate = await startTestGate(testGateConfig(emulator))
+  // With the FastCGI authorizer's listener, for Apache httpd.
+  gate = await startTestGate(testGateConfig(emulator, { fastcgi: { listen: '127.0.0.1:0' } }))
   app = await startEchoApp()
   const addresses = { gatePort: gatePort(gate), appPort: app.port }
   if (existsSync(NGINX)) proxies.nginx = await startNginx(addresses)
   if (existsSync(CADDY)) proxies.caddy = await startCaddy(addresses)
   if (existsSync(HAPROXY)) proxies.haproxy = await startHaproxy(addresses)
+  if (existsSync(APACHE)) proxies.apache = await startApache({ ...addresses, fastcgiPort: Number(gate.fastcgi!.address.split(':').pop()) })
   if (CHROMIUM.found)
     browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: [...CHROMIUM_ARGS], timeout: 30_000 })
 }, 60_000)
@@ -45,6 +53,7 @@ afterAll(async () => {
   await proxies.nginx?.stop()
   await proxies.caddy?.stop()
   await proxies.haproxy?.stop()
+  await proxies.apache?.stop()
   await gate?.close()
   await app?.close()
   await emulator?.close()
@@ -54,9 +63,9 @@ const signIn = (page: Page, base: string, path: string, name: string) => signInA
 
 const bearer = (user: string) => ({ authorization: `Bearer ${emulator.issueToken(user)}` })
 
-const BINARIES = { nginx: NGINX, caddy: CADDY, haproxy: HAPROXY } as const
+const BINARIES = { nginx: NGINX, caddy: CADDY, haproxy: HAPROXY, apache: APACHE } as const
 
-describe.each(['nginx', 'caddy', 'haproxy'] as const)('pages through %s', (name) => {
+describe.each(['nginx', 'caddy', 'haproxy', 'apache'] as const)('pages through %s', (name) => {
   const binary = BINARIES[name]
   const base = () => (proxies[name] as RunningProxy).url
 

@@ -19,7 +19,7 @@ export interface ApacheAddresses extends ProxyAddresses {
   readonly fastcgiPort: number
 }
 
-/** The modules the example needs (a2enmod authnz_fcgi headers proxy proxy_http alias asis), and CGI and rewrite for the app inside. */
+/** The modules the example needs (a2enmod authnz_fcgi headers proxy proxy_http alias asis rewrite), and CGI for the app inside. */
 const MODULE_NAMES = [
   'mpm_prefork', 'authn_core', 'authz_core', 'authz_user', 'authnz_fcgi', 'headers', 'proxy', 'proxy_http', 'alias',
   'asis', 'cgi', 'rewrite', 'mime',
@@ -40,6 +40,7 @@ export async function apacheSite(port: number, addresses: ApacheAddresses, dir: 
   const replaced = text
     .replace('fcgi://127.0.0.1:4182/', `fcgi://127.0.0.1:${addresses.fastcgiPort}/`)
     .replace('http://127.0.0.1:4181/_gate/$1', `http://127.0.0.1:${addresses.gatePort}/_gate/$1`)
+    .replace('http://127.0.0.1:4181/_gate/forbidden', `http://127.0.0.1:${addresses.gatePort}/_gate/forbidden`)
     .replace('<VirtualHost *:80>', `<VirtualHost 127.0.0.1:${port}>`)
     .replace('ServerName app.example.org', `ServerName 127.0.0.1:${port}`)
     .replace('ProxyPass "/" "http://127.0.0.1:8080/"', `ProxyPass "/" "http://127.0.0.1:${addresses.appPort}/"`)
