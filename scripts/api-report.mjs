@@ -148,6 +148,9 @@ function createRenderer(checker, sourceFile) {
     )
     if (!refersToTypes(declaration.type)) return declared
     const type = checker.getDeclaredTypeOfSymbol(symbol)
+    // An array or a tuple is what its declaration says: its members (the array methods, with
+    // symbol keys the compiler numbers afresh as other types come and go) add nothing.
+    if (checker.isArrayType(type) || checker.isTupleType(type)) return declared
     let expanded = print(typeNode(type, ts.NodeBuilderFlags.InTypeAlias))
     const isInterface =
       type.flags & ts.TypeFlags.Object &&
