@@ -14,7 +14,9 @@ import {
   group,
   groupOfType,
   UpstreamError,
+  type Decision,
   type GroupsClient,
+  type MembershipResolver,
   type GroupWithMembership,
   type Membership,
   type Requirement,
@@ -192,6 +194,14 @@ function clientFor(w: World): GroupsClient {
   }
 }
 
+/** `checkNow`'s decision when it gives one at once (warm: allowed or denied), `undefined` for the cold path. */
+function warmDecision(resolver: MembershipResolver, requirement: Requirement): Decision | undefined {
+  const decided = resolver.checkNow!('opaque-token', requirement)
+  if (!(decided instanceof Promise)) return decided
+  decided.catch(() => undefined)
+  return undefined
+}
+
 async function outcomeOf(promise: Promise<{ allowed: boolean }>): Promise<Outcome> {
   try {
     return (await promise).allowed ? 'allowed' : 'denied'
@@ -227,8 +237,9 @@ describe('decisions against a reference model', () => {
     expect(warmDecided).toBeGreaterThan(0)
   })
 
-  it('the warm path, whenever it decides, deep-equals what check decided on the same cache', async () => {
+  it('the warm path, whenever it decides (afresh, then from its remembered verdict), deep-equals what check decided on the same cache', async () => {
     let compared = 0
+    let denials = 0
     await fc.assert(
       fc.asyncProperty(world, spec, fc.array(spec, { maxLength: 3 }), async (w, s, others) => {
         const resolver = createMembershipResolver({ client: clientFor(w), now: () => NOW, cache: { max: 64 } })
@@ -236,24 +247,36 @@ describe('decisions against a reference model', () => {
         for (const other of others) await resolver.check('opaque-token', build(other)).catch(() => undefined)
         const requirement = build(s)
         const cold = await resolver.check('opaque-token', requirement).catch(() => undefined)
-        const warm = warmAllowed(resolver, 'opaque-token', requirement)
+        // The first warm decision runs the rules; the second reads the verdict the first kept.
+        const warm = warmDecision(resolver, requirement)
         if (warm === undefined) return
+        const remembered = warmDecision(resolver, requirement)
         compared++
+        if (!warm.allowed) denials++
         expect(warm).toEqual(cold)
+        expect(remembered).toEqual(warm)
         expect(await resolver.check('opaque-token', requirement)).toEqual(warm)
       }),
       { numRuns: 300 },
     )
     expect(compared).toBeGreaterThan(0)
+    expect(denials).toBeGreaterThan(0)
   })
 
   it('a partial me/groups never turns an allowed decision into a denial', async () => {
     await fc.assert(
       fc.asyncProperty(world, spec, async (w, s) => {
         const complete: World = { ...w, listFails: false, held: w.held.map((h) => (h === null ? null : { ...h, listed: true })) }
-        const partial: World = { ...complete, held: w.held.map((h, i) => (h === null ? null : { ...h, listed: complete.held[i]!.listed && h.listed })) }
-        const fromComplete = await outcomeOf(createMembershipResolver({ client: clientFor(complete), now: () => NOW, cache: { max: 64 } }).check('t', build(s)))
-        const fromPartial = await outcomeOf(createMembershipResolver({ client: clientFor(partial), now: () => NOW, cache: { max: 64 } }).check('t', build(s)))
+        const partial: World = {
+          ...complete,
+          held: w.held.map((h, i) => (h === null ? null : { ...h, listed: complete.held[i]!.listed && h.listed })),
+        }
+        const fromComplete = await outcomeOf(
+          createMembershipResolver({ client: clientFor(complete), now: () => NOW, cache: { max: 64 } }).check('t', build(s)),
+        )
+        const fromPartial = await outcomeOf(
+          createMembershipResolver({ client: clientFor(partial), now: () => NOW, cache: { max: 64 } }).check('t', build(s)),
+        )
         // groupOfType can only look at the list: that is the one documented exception.
         const usesType = JSON.stringify(s).includes('groupOfType')
         if (fromComplete === 'allowed' && !usesType) expect(fromPartial).not.toBe('denied')
