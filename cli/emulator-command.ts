@@ -18,6 +18,7 @@ import { commandStopSignal, untilAborted } from './stop-signal.js'
 import { exposedHostWarning, isLoopbackListenHost } from './listen-host.js'
 import { formatFields, formatTable } from './table.js'
 import { printable } from './terminal-text.js'
+import { runFault, runMembers } from './emulator-control.js'
 
 /**
  * The port the emulator prefers when `--port` is not given.
@@ -34,11 +35,16 @@ const OPTIONS = {
 } as const
 
 const HELP = `Usage: voot-guard emulator [--port N] [--host H] [--dialect D] [--data FILE] [--json]
+       voot-guard emulator members add|set|remove --user U --group G [--role R] [--url URL]
+       voot-guard emulator fault slow|500|429|down|clear [--user U] [--url URL]
 
 Runs an emulator of a VOOT group service and of its OAuth 2.0 / OpenID Connect
 authorization server, for development and tests. It prints its addresses and a ready-made
 personal token for every user of the data set, and runs until Ctrl-C (SIGINT) or SIGTERM.
 Not for production: tokens live in memory only, and anyone who reaches it gets tokens.
+Its console, at /_emulator/ (loopback clients only), shows the tokens and changes
+memberships, faults and the rate limit; so do \`members\` and \`fault\` from a shell
+(\`voot-guard emulator members --help\`). With --data, the file is read again when it changes.
 
 Options:
   --port N       port to listen on (default: ${EMULATOR_PREFERRED_PORT}, or any free port when ${EMULATOR_PREFERRED_PORT} is taken; 0 = any)
@@ -61,6 +67,9 @@ export const emulatorCommand: Command = {
   summary: 'run the built-in group service emulator and print a token per demo user',
   help: HELP,
   async run(args, io) {
+    // Subcommands that change a running emulator.
+    if (args[0] === 'members') return runMembers(args.slice(1), io)
+    if (args[0] === 'fault') return runFault(args.slice(1), io)
     let json = false
     let emulator: Emulator | undefined
     // Without a signal from the caller, the process's own SIGINT/SIGTERM stop the emulator.
@@ -78,6 +87,7 @@ export const emulatorCommand: Command = {
       if (values.host !== undefined && !isLoopbackListenHost(values.host)) io.stderr.write(exposedHostWarning(values.host))
       // Loaded only here: `check` and `groups` need none of the emulator's code.
       const { startEmulator } = await import('../testing/emulator.js')
+      const { watchDataFile } = await import('../testing/data/data-watch.js')
       const start = (listenOn: number): Promise<Emulator> =>
         startEmulator({
           port: listenOn,
@@ -98,7 +108,23 @@ export const emulatorCommand: Command = {
           ? `${JSON.stringify({ baseUrl: running.baseUrl, authUrl: running.authUrl, dialect: running.dialect, tokens })}\n`
           : formatStarted(running, tokens, values.data, io.invocation ?? INSTALLED_INVOCATION),
       )
+      // A data file is read again when it changes; a bad one leaves the data in force.
+      const unwatch =
+        values.data === undefined
+          ? undefined
+          : watchDataFile(
+              values.data,
+              (data) => {
+                running.replaceData(data)
+                if (!json) io.stdout.write(`Data file read again: ${data.users.length} users, ${data.groups.length} groups.\n`)
+              },
+              (error) =>
+                io.stderr.write(
+                  `voot-guard emulator: the data file changed but was not taken (the data in force stays): ${error.message}\n`,
+                ),
+            )
       await untilAborted(stopped)
+      unwatch?.()
       await emulator.close()
       if (!json) io.stdout.write('Emulator stopped.\n')
       return EXIT_OK

@@ -155,13 +155,24 @@ export function demoGateCurlLines(gateUrl: string, tokens: Readonly<Record<strin
   ]
 }
 
+/**
+ * How long the demo's gate keeps an answer of the group service (`service.cache.ttl`): short,
+ * so that a change made in the emulator's console shows within a few seconds.
+ */
+export const DEMO_GATE_TTL_MS = 5000
+
 function formatGuide(gateUrl: string, emulator: Emulator, lines: readonly DemoGateCurlLine[]): string {
   return [
     'voot-guard gate is running on the emulator (see docs/gate.md)',
     '',
-    `  gate         ${gateUrl}`,
+    `  gate          ${gateUrl}`,
     `  group service ${emulator.baseUrl}`,
     `  OAuth server  ${emulator.authUrl}`,
+    `  console       ${emulator.consoleUrl ?? '(none)'}   (memberships, faults, tokens)`,
+    '',
+    `Try it in a browser (the gate keeps an answer ${DEMO_GATE_TTL_MS / 1000} s here, 60 s by default):`,
+    `  1. Sign in as Alice Hansen at ${gateUrl}/_gate/signin?rd=/_gate/whoami : she passes "staff" (/admin/**).`,
+    `  2. In the console, remove alice from ${ORG_ID}; reload whoami within ${DEMO_GATE_TTL_MS / 1000} s: she no longer does (/admin is a 403).`,
     '',
     'Rules (first match wins; no match is 403):',
     '  /public/**     anyone',
@@ -193,7 +204,7 @@ export async function startDemoGate(options: DemoGateOptions = {}): Promise<Demo
     data: { ...defaultData, clients: [...defaultData.clients, DEMO_GATE_CLIENT] },
   })
   const config: GateConfig = {
-    service: { baseUrl: emulator.baseUrl },
+    service: { baseUrl: emulator.baseUrl, cache: { ttl: `${DEMO_GATE_TTL_MS}ms`, negativeTtl: `${DEMO_GATE_TTL_MS}ms` } },
     oauth: { issuer: emulator.authUrl, clientId: DEMO_GATE_CLIENT.clientId, clientSecret: DEMO_GATE_CLIENT.clientSecret },
     // A throwaway secret: sessions of the demo end with it.
     cookie: { secrets: [`demo-${crypto.randomUUID()}-${crypto.randomUUID()}`] },

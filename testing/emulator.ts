@@ -23,6 +23,7 @@ import { openConextData } from './data/openconext-data.js'
 import { createRateLimiter, type RateLimiter } from './group-service/rate-limiter.js'
 import { RequestLog, type RecordedRequest } from './request-log.js'
 import { TokenStore } from './token-store.js'
+import { createConsoleRoutes, CONSOLE_PATH } from './console/console-routes.js'
 
 /**
  * Options of {@link startEmulator}.
@@ -53,10 +54,15 @@ export interface EmulatorOptions {
   rateLimit?: { limit: number; windowMs: number }
   /** Clock for token expiry, dated memberships, the rate limit and log times. Default `Date.now`. */
   now?: () => number
+  /**
+   * The console at `/_emulator/` (a page, and JSON endpoints for scripts and `voot-guard
+   * emulator members|fault`), served to loopback clients only. Default `true`.
+   */
+  console?: boolean
 }
 
 /** Every key of {@link EmulatorOptions}. */
-const OPTION_KEYS: readonly (keyof EmulatorOptions)[] = ['dialect', 'port', 'host', 'data', 'latency', 'rateLimit', 'now']
+const OPTION_KEYS: readonly (keyof EmulatorOptions)[] = ['dialect', 'port', 'host', 'data', 'latency', 'rateLimit', 'now', 'console']
 /** Every key of {@link IssueTokenOptions} and {@link IssueClientTokenOptions}. */
 const ISSUE_KEYS: readonly (keyof IssueTokenOptions)[] = ['scopes', 'expiresIn', 'clientId']
 
@@ -117,6 +123,11 @@ export interface Emulator {
   readonly authUrl: string
   /** The data served. Live: changes take effect on the next request. */
   readonly data: EmulatorData
+  /**
+   * Replaces the data served with a validated copy of `next`, in place (`data` stays the
+   * same object). Throws `InvalidArgumentError` naming the bad field, and keeps the data in force.
+   */
+  replaceData(next: EmulatorData): void
   /** The tokens the group endpoints and the authorization server accept. */
   readonly tokens: TokenStore
   /** Issues a personal token for a user of the data set; throws for an unknown user. */
@@ -136,6 +147,13 @@ export interface Emulator {
   resetLog(): void
   /** Fault injection for the group endpoints. */
   readonly faults: FaultController
+  /**
+   * The rate limit in force (per client address), `undefined` for none; set it to change it
+   * (`{ limit, windowMs }`, or `undefined`), as the console does.
+   */
+  rateLimit: { limit: number; windowMs: number } | undefined
+  /** The console's address (`<authUrl>/_emulator/`), or `undefined` with `console: false`. */
+  readonly consoleUrl: string | undefined
   /** The authorization server at {@link Emulator.authUrl} (discovery, flows, JWKS, key rotation). */
   readonly oauth: OAuthServer
   /** Stops the server, destroying open and hanging connections. Resolves once closed. */
@@ -145,6 +163,9 @@ export interface Emulator {
 const DEFAULT_EXPIRES_IN = 8 * 60 * 60
 const DEFAULT_USER_SCOPES = ['openid', 'userid', 'profile', 'groups']
 const DEFAULT_CLIENT_SCOPES = ['groups']
+/** The roles the console offers, lowest first: Dataporten's, and OpenConext's (with `prospect`, an invitee). */
+const DATAPORTEN_ROLES = ['member', 'admin', 'owner'] as const
+const OPENCONEXT_ROLES = ['prospect', 'member', 'manager', 'admin', 'owner'] as const
 
 /**
  * Starts an emulator of a VOOT group service (and its authorization server) on loopback.
@@ -177,24 +198,70 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     throw new InvalidOptionError('rateLimit', 'must be an object { limit, windowMs }')
   }
   if (options.rateLimit !== undefined) rejectUnknownKeys('rateLimit.', options.rateLimit, ['limit', 'windowMs'])
-  const limiter: RateLimiter | undefined = options.rateLimit && createRateLimiter({ ...options.rateLimit, now })
+  if (options.console !== undefined && typeof options.console !== 'boolean')
+    throw new InvalidOptionError('console', 'must be true or false')
+  let rateLimit: { limit: number; windowMs: number } | undefined
+  let limiter: RateLimiter | undefined
+  const setRateLimit = (setting: { limit: number; windowMs: number } | undefined): void => {
+    // Throws InvalidOptionError naming rateLimit.limit or rateLimit.windowMs.
+    limiter = setting === undefined ? undefined : createRateLimiter({ ...setting, now })
+    rateLimit = setting === undefined ? undefined : { limit: setting.limit, windowMs: setting.windowMs }
+  }
+  setRateLimit(options.rateLimit)
   const data = await resolveData(options.data ?? (dialect === 'openconext' ? openConextData : defaultData))
 
   const tokens = new TokenStore(now)
   const log = new RequestLog()
   const faults = new FaultRegistry()
-  const groupService = createGroupService({ data, routes, tokens, faults, latency, now, ...(limiter === undefined ? {} : { limiter }) })
+  const groupService = createGroupService({ data, routes, tokens, faults, latency, now, limiter: () => limiter })
   // Set once the server listens and knows its origin; the handler below closes over it first.
   // eslint-disable-next-line prefer-const
   let authorizationServer: OAuthServer | undefined
   let origin = ''
+  // One token per user for the console's page, issued when it first shows the user.
+  const consoleTokens = new Map<string, string>()
+  const consoleRoutes =
+    options.console === false
+      ? undefined
+      : createConsoleRoutes(
+          {
+            data,
+            faults,
+            roles: dialect === 'openconext' ? OPENCONEXT_ROLES : DATAPORTEN_ROLES,
+            tokenOf(user) {
+              let token = consoleTokens.get(user)
+              if (token === undefined || tokens.lookup(token) === undefined) {
+                token = tokens.issue({
+                  userId: user,
+                  clientId: data.clients[0]?.clientId ?? 'emulator-client',
+                  scopes: DEFAULT_USER_SCOPES,
+                  expiresIn: DEFAULT_EXPIRES_IN,
+                })
+                consoleTokens.set(user, token)
+              }
+              return token
+            },
+            requests: () => log.entries,
+            get rateLimit() {
+              return rateLimit ?? null
+            },
+            set rateLimit(setting) {
+              setRateLimit(setting ?? undefined)
+            },
+          },
+          () => origin,
+          () => `${origin}${routes.basePath}`,
+        )
 
   const handleOtherRequest = async (req: IncomingMessage, res: ServerResponse, rawUrl: string, entry: { user?: string }): Promise<void> => {
     const caller = identifyCaller(req.headers.authorization, tokens)
     if (caller.kind === 'token' && caller.record.userId !== undefined) entry.user = caller.record.userId
     // Only origin-form targets: '//host/x' or an absolute URL must not turn into another origin.
     const url = rawUrl.startsWith('/') && URL.canParse(origin + rawUrl) ? new URL(origin + rawUrl) : undefined
-    const handled = url !== undefined && authorizationServer !== undefined && (await authorizationServer.handle(req, res, url))
+    const handled =
+      url !== undefined &&
+      (((await consoleRoutes?.handle(req, res, url)) ?? false) ||
+        (authorizationServer !== undefined && (await authorizationServer.handle(req, res, url))))
     if (!handled && !res.headersSent && !res.destroyed) writeAnswer(res, NOT_FOUND)
   }
 
@@ -230,6 +297,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     authUrl: origin,
     dialect,
     data,
+    replaceData(next) {
+      const valid = validateEmulatorData(next)
+      data.groups.splice(0, data.groups.length, ...valid.groups)
+      data.groupTypes.splice(0, data.groupTypes.length, ...valid.groupTypes)
+      data.users.splice(0, data.users.length, ...valid.users)
+      data.clients.splice(0, data.clients.length, ...valid.clients)
+    },
     tokens,
     issueToken(userId, issueOptions = {}) {
       rejectUnknownKeys('', issueOptions, ISSUE_KEYS)
@@ -264,6 +338,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       log.reset()
     },
     faults,
+    get rateLimit() {
+      return rateLimit === undefined ? undefined : { ...rateLimit }
+    },
+    set rateLimit(setting) {
+      if (setting !== undefined && (typeof setting !== 'object' || setting === null))
+        throw new InvalidOptionError('rateLimit', 'must be an object { limit, windowMs }')
+      setRateLimit(setting)
+    },
+    consoleUrl: consoleRoutes === undefined ? undefined : `${origin}${CONSOLE_PATH}/`,
     oauth: authorizationServer,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {

@@ -6,10 +6,14 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoGate, type DemoGate } from '../../demo/gate.js'
+import { chromium } from 'playwright-core'
+import { DEMO_GATE_TTL_MS, startDemoGate, type DemoGate } from '../../demo/gate.js'
+import { ORG_ID } from '../../testing/index.js'
+import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
 import { send } from './support/raw-request.js'
 
 const run = promisify(execFile)
+const CHROMIUM = findChromium()
 let demo: DemoGate
 let haveCurl = false
 
@@ -48,6 +52,42 @@ describe('the gate demo', () => {
       }
       expect(status, line.description).toBe(line.expectedStatus)
       if (line.expectedUser !== undefined) expect(user, line.description).toBe(line.expectedUser)
+    }
+  })
+})
+
+describe('the story the gate demo prints', () => {
+  it('signs alice in, whoami says she passes staff; removed in the console, she does not within the ttl', async (ctx) => {
+    needChromium(ctx, CHROMIUM)
+    if (!CHROMIUM.found) return
+    const browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: [...CHROMIUM_ARGS], timeout: 30_000 })
+    try {
+      const page = await browser.newPage()
+      // Step 1, as printed.
+      const signIn = /1\. Sign in as Alice Hansen at (\S+) :/.exec(demo.guide)?.[1]
+      expect(signIn).toBe(`${demo.gateUrl}/_gate/signin?rd=/_gate/whoami`)
+      await page.goto(signIn!)
+      await page.getByLabel('Alice Hansen').check()
+      await page.getByRole('button', { name: 'Approve' }).click()
+      await page.waitForURL(`${demo.gateUrl}/_gate/whoami`)
+      const staff = (text: string) => text.split('\n').find((line) => line.startsWith('staff:')) ?? ''
+      expect(staff(await page.locator('main').innerText())).toContain('you pass.')
+      // Step 2: the console (its address as printed) removes the membership.
+      expect(demo.guide).toContain(`console       ${demo.emulator.consoleUrl}`)
+      const console_ = await browser.newPage()
+      await console_.goto(demo.emulator.consoleUrl!)
+      await console_.getByRole('button', { name: `Remove alice in ${ORG_ID}`, exact: true }).click()
+      await expect.poll(() => console_.getByRole('status').innerText()).toBe(`Removed: alice in ${ORG_ID}.`)
+      const removed = Date.now()
+      await expect
+        .poll(async () => staff(await page.reload().then(() => page.locator('main').innerText())), {
+          timeout: DEMO_GATE_TTL_MS * 3,
+          interval: 250,
+        })
+        .toContain('you do not pass')
+      expect(Date.now() - removed).toBeLessThan(DEMO_GATE_TTL_MS + 2000)
+    } finally {
+      await browser.close()
     }
   })
 })

@@ -78,7 +78,10 @@ async function consent(url: string): Promise<{ requestId: string; html: string }
 }
 
 /** POSTs the consent form; returns the Location of the answer (or the status when none). */
-async function decide(requestId: string, fields: Record<string, string>): Promise<{ status: number; location: URL | undefined; text: string }> {
+async function decide(
+  requestId: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; location: URL | undefined; text: string }> {
   const res = await fetch(`${provider.issuer}/oauth/authorization`, {
     method: 'POST',
     redirect: 'manual',
@@ -182,7 +185,7 @@ describe('authorization endpoint', () => {
   it.each([
     ['an unknown client', { client_id: 'nobody', redirect_uri: REDIRECT }],
     ['no client_id', { redirect_uri: REDIRECT }],
-    ['an unregistered redirect_uri', { client_id: 'demo-client', redirect_uri: 'http://127.0.0.1:3000/elsewhere' }],
+    ['an unregistered redirect_uri', { client_id: 'demo-client', redirect_uri: 'http://app.example.org:3000/elsewhere' }],
     ['another host', { client_id: 'demo-client', redirect_uri: 'http://evil.example/callback' }],
     ['no redirect_uri', { client_id: 'demo-client' }],
   ])('shows an error page, never a redirect, for %s', async (_case, params) => {
@@ -194,7 +197,9 @@ describe('authorization endpoint', () => {
 
   it('accepts a loopback redirect URI on any port (RFC 8252 section 7.3), but not another path or host', async () => {
     for (const redirectUri of ['http://127.0.0.1:54321/callback', 'http://localhost:1/callback']) {
-      const res = await fetch(authorizeUrl({ response_type: 'code', client_id: 'demo-client', redirect_uri: redirectUri }), { redirect: 'manual' })
+      const res = await fetch(authorizeUrl({ response_type: 'code', client_id: 'demo-client', redirect_uri: redirectUri }), {
+        redirect: 'manual',
+      })
       expect(res.status).toBe(200)
     }
     const other = await fetch(
@@ -204,21 +209,29 @@ describe('authorization endpoint', () => {
     expect(other.status).toBe(400)
   })
 
-  it("accepts the gate's callback on loopback for demo-client, on any port, and nothing wider", async () => {
+  it('accepts any app on loopback for demo-client (any port, path and query), and nothing wider', async () => {
     const status = async (redirectUri: string) =>
-      (await fetch(authorizeUrl({ response_type: 'code', client_id: 'demo-client', redirect_uri: redirectUri }), { redirect: 'manual' })).status
-    // What the gate asks for behind a proxy on loopback (docs/gate.md, "Try it on your machine").
-    for (const redirectUri of ['http://127.0.0.1:8000/_gate/callback', 'http://localhost:4181/_gate/callback', 'http://127.0.0.1/_gate/callback']) {
+      (await fetch(authorizeUrl({ response_type: 'code', client_id: 'demo-client', redirect_uri: redirectUri }), { redirect: 'manual' }))
+        .status
+    // The gate behind a proxy on loopback (docs/gate.md, "Try it on your machine"), the examples, any app.
+    for (const redirectUri of [
+      'http://127.0.0.1:8000/_gate/callback',
+      'http://localhost:4181/_gate/callback',
+      'http://127.0.0.1/_gate/callback',
+      'http://127.0.0.1:3000/callback',
+      'http://localhost:5173/auth/done?next=%2Fadmin',
+      'http://127.0.0.1:8000/_gate/callback?x=1',
+    ]) {
       expect(await status(redirectUri), redirectUri).toBe(200)
     }
     for (const redirectUri of [
       'https://127.0.0.1:8000/_gate/callback', // registered as http
       'http://app.example.org:8000/_gate/callback', // not loopback
+      'http://127.0.0.1.example.org/_gate/callback',
       'http://127.0.0.2:8000/_gate/callback', // another loopback address than registered
       'http://[::1]:8000/_gate/callback',
       'http://user@127.0.0.1:8000/_gate/callback', // user info never matches loosely
-      'http://127.0.0.1:8000/_gate/callback?x=1',
-      'http://127.0.0.1:8000/_gate/callback/x',
+      'http://127.0.0.1:8000/callback#fragment',
     ]) {
       expect(await status(redirectUri), redirectUri).toBe(400)
     }
@@ -249,10 +262,9 @@ describe('authorization endpoint', () => {
     ['a malformed PKCE challenge', { response_type: 'code', code_challenge: 'short', code_challenge_method: 'S256' }, 'invalid_request'],
     ['prompt=none', { response_type: 'code', prompt: 'none' }, 'login_required'],
   ])('redirects back with an error for %s', async (_case, params, error) => {
-    const res = await fetch(
-      authorizeUrl({ client_id: 'demo-client', redirect_uri: REDIRECT, state: 'st', ...params }),
-      { redirect: 'manual' },
-    )
+    const res = await fetch(authorizeUrl({ client_id: 'demo-client', redirect_uri: REDIRECT, state: 'st', ...params }), {
+      redirect: 'manual',
+    })
     expect(res.status).toBe(302)
     const location = new URL(res.headers.get('location') ?? '')
     expect(location.origin + location.pathname).toBe(REDIRECT)
@@ -273,9 +285,7 @@ describe('authorization endpoint', () => {
   })
 
   it('refuses a replayed or unknown consent form', async () => {
-    const { requestId } = await consent(
-      authorizeUrl({ response_type: 'code', client_id: 'demo-client', redirect_uri: REDIRECT }),
-    )
+    const { requestId } = await consent(authorizeUrl({ response_type: 'code', client_id: 'demo-client', redirect_uri: REDIRECT }))
     expect((await decide(requestId, { user: 'alice', decision: 'approve' })).status).toBe(302)
     const replay = await decide(requestId, { user: 'alice', decision: 'approve' })
     expect(replay.status).toBe(400)
@@ -324,7 +334,13 @@ describe('token endpoint: authorization code', () => {
   it('exchanges a code with HTTP Basic client authentication, with no-store caching', async () => {
     const { verifier, challenge } = verifierPair()
     const code = await codeFor({ scope: 'groups', code_challenge: challenge, code_challenge_method: 'S256' })
-    const res = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: 'demo-client', code_verifier: verifier })
+    const res = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: 'demo-client',
+      code_verifier: verifier,
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('cache-control')).toBe('no-store')
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
@@ -378,7 +394,7 @@ describe('token endpoint: authorization code', () => {
     expect(res.json).toMatchObject({ error: 'invalid_grant', error_description: 'The code has expired' })
   })
 
-  it('refuses a redirect_uri other than the authorization request\'s', async () => {
+  it("refuses a redirect_uri other than the authorization request's", async () => {
     const code = await codeFor({ scope: 'groups' })
     const res = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: 'http://localhost:3000/callback' })
     expect(res.json).toMatchObject({ error: 'invalid_grant' })
@@ -390,13 +406,19 @@ describe('token endpoint: authorization code', () => {
     const { challenge } = verifierPair()
     const pkce = { code_challenge: challenge, code_challenge_method: 'S256' }
     const wrong = await tokenRequest({
-      grant_type: 'authorization_code', code: await codeFor(pkce), redirect_uri: REDIRECT, code_verifier: verifierPair().verifier,
+      grant_type: 'authorization_code',
+      code: await codeFor(pkce),
+      redirect_uri: REDIRECT,
+      code_verifier: verifierPair().verifier,
     })
     expect(wrong.json).toMatchObject({ error: 'invalid_grant' })
     const missing = await tokenRequest({ grant_type: 'authorization_code', code: await codeFor(pkce), redirect_uri: REDIRECT })
     expect(missing.json).toMatchObject({ error: 'invalid_grant' })
     const unasked = await tokenRequest({
-      grant_type: 'authorization_code', code: await codeFor({}), redirect_uri: REDIRECT, code_verifier: verifierPair().verifier,
+      grant_type: 'authorization_code',
+      code: await codeFor({}),
+      redirect_uri: REDIRECT,
+      code_verifier: verifierPair().verifier,
     })
     expect(unasked.json).toMatchObject({ error: 'invalid_grant' })
   })

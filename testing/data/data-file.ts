@@ -4,6 +4,7 @@
  * @module
  */
 import { readFile } from 'node:fs/promises'
+import { LineCounter, parseDocument } from 'yaml'
 import { InvalidArgumentError } from '../../src/index.js'
 import { validateEmulatorData, type EmulatorData } from './data.js'
 
@@ -29,11 +30,39 @@ export async function loadEmulatorData(path: string): Promise<EmulatorData> {
   try {
     parsed = JSON.parse(text)
   } catch (err) {
-    throw new InvalidArgumentError(`${path}: not valid JSON (${(err as Error).message})`, { cause: err })
+    const message = (err as Error).message
+    const position = /at position (\d+)/.exec(message)
+    const where = position === null ? '' : `:${lineAndColumn(text, Number(position[1]))}`
+    throw new InvalidArgumentError(`${path}${where}: not valid JSON (${message})`, { cause: err })
   }
   try {
     return validateEmulatorData(parsed)
   } catch (err) {
-    throw new InvalidArgumentError(`${path}: ${(err as Error).message}`, { cause: err })
+    const message = (err as Error).message
+    const line = lineOfKey(text, message.slice(0, message.indexOf(':')))
+    throw new InvalidArgumentError(`${path}${line === undefined ? '' : `:${line}`}: ${message}`, { cause: err })
   }
+}
+
+/** `line:column` (from 1) of a character offset. */
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n')
+  return `${before.length}:${(before.at(-1)?.length ?? 0) + 1}`
+}
+
+/**
+ * The line (from 1) of the value at a path such as `users[2].memberships[0].groupId` in a
+ * JSON text (read as YAML, whose parser keeps positions), or of its nearest parent found.
+ */
+function lineOfKey(text: string, path: string): number | undefined {
+  const segments = [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((match) =>
+    match[2] === undefined ? (match[1] as string) : Number(match[2]),
+  )
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines })
+  for (let length = segments.length; length > 0; length--) {
+    const node = doc.getIn(segments.slice(0, length), true) as { range?: [number, number, number] } | undefined
+    if (node?.range !== undefined) return lines.linePos(node.range[0]).line
+  }
+  return undefined
 }

@@ -288,14 +288,9 @@ export const defaultData: EmulatorData = deepFreeze({
       clientId: 'demo-client',
       clientSecret: 'demo-secret',
       name: 'Demo client',
-      // The /_gate/callback URIs are the gate's (`voot-guard gate` on the emulator, docs/gate.md);
-      // on loopback any port matches (RFC 8252 section 7.3), so the proxy's port is free.
-      redirectUris: [
-        'http://127.0.0.1:3000/callback',
-        'http://localhost:3000/callback',
-        'http://127.0.0.1/_gate/callback',
-        'http://localhost/_gate/callback',
-      ],
+      // Any app on loopback, any port and path (the gate's /_gate/callback, the examples'
+      // /callback): `/*` on a loopback host (see redirectUriMatches). No other host.
+      redirectUris: ['http://127.0.0.1/*', 'http://localhost/*'],
       scopes: ['openid', 'userid', 'profile', 'email', 'groups'],
     },
     {

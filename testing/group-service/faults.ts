@@ -53,6 +53,8 @@ export type Fault =
 export interface FaultMatch {
   /** Only requests carrying this bearer token. */
   token?: string
+  /** Only requests with a token of this user (any of their tokens). */
+  user?: string
   /**
    * Only this pathname (no query). A string matches the pathname as received or decoded
    * segment by segment; a RegExp is tested against both.
@@ -79,6 +81,8 @@ export interface FaultController {
   remove(id: number): void
   /** Removes all faults. */
   clear(): void
+  /** The faults in force, oldest first. */
+  list(): readonly { readonly id: number; readonly fault: Fault; readonly match: Readonly<FaultMatch> }[]
 }
 
 /**
@@ -86,6 +90,8 @@ export interface FaultController {
  */
 export interface FaultCandidate {
   readonly token: string | undefined
+  /** The user of the request's token, when it is a valid personal one. */
+  readonly user: string | undefined
   readonly pathname: string
   readonly decodedPathname: string
   /** The matched route's name (`me/groups`, `me/groups/{groupid}`, ...). */
@@ -110,9 +116,12 @@ export class FaultRegistry implements FaultController {
 
   add(fault: Fault, match: FaultMatch = {}): number {
     const copy = checkFault(fault)
-    const { token, path, times } = match
+    const { token, user, path, times } = match
     if (token !== undefined && (typeof token !== 'string' || token === '')) {
       throw new InvalidArgumentError('faults.add: match.token must be a non-empty string')
+    }
+    if (user !== undefined && (typeof user !== 'string' || user === '')) {
+      throw new InvalidArgumentError('faults.add: match.user must be a non-empty string')
     }
     if (path !== undefined && typeof path !== 'string' && !(path instanceof RegExp)) {
       throw new InvalidArgumentError('faults.add: match.path must be a string or a RegExp')
@@ -124,7 +133,11 @@ export class FaultRegistry implements FaultController {
     this.#entries.push({
       id,
       fault: copy,
-      match: { ...(token === undefined ? {} : { token }), ...(path === undefined ? {} : { path }) },
+      match: {
+        ...(token === undefined ? {} : { token }),
+        ...(user === undefined ? {} : { user }),
+        ...(path === undefined ? {} : { path }),
+      },
       remaining: times ?? Number.POSITIVE_INFINITY,
     })
     return id
@@ -138,6 +151,10 @@ export class FaultRegistry implements FaultController {
     this.#entries = []
   }
 
+  list(): readonly { readonly id: number; readonly fault: Fault; readonly match: Readonly<FaultMatch> }[] {
+    return this.#entries.map(({ id, fault, match }) => ({ id, fault, match }))
+  }
+
   /** The fault for this request, counting one use of it; `undefined` when none matches. */
   take(candidate: FaultCandidate): Fault | undefined {
     const entry = this.#entries.find((each) => matches(each, candidate))
@@ -149,11 +166,12 @@ export class FaultRegistry implements FaultController {
 }
 
 function matches(entry: Entry, candidate: FaultCandidate): boolean {
-  const { token, path } = entry.match
+  const { token, user, path } = entry.match
   // A partial result only exists on the list of the user's groups; elsewhere it would
   // silently use up `times` without any effect.
   if (entry.fault.kind === 'partial' && candidate.route !== 'me/groups') return false
   if (token !== undefined && token !== candidate.token) return false
+  if (user !== undefined && user !== candidate.user) return false
   if (typeof path === 'string') return path === candidate.pathname || path === candidate.decodedPathname
   if (path instanceof RegExp) {
     path.lastIndex = 0

@@ -29,8 +29,8 @@ export interface GroupServiceOptions {
   faults: FaultRegistry
   /** Milliseconds added to every answer. */
   latency: number
-  /** Per-address limit; none when absent. */
-  limiter?: RateLimiter
+  /** The per-address limit in force now (the console can change it); none when it gives `undefined`. */
+  limiter: () => RateLimiter | undefined
   /** Clock, in ms since the epoch. */
   now: () => number
 }
@@ -61,7 +61,7 @@ export function createGroupService(options: GroupServiceOptions): GroupService {
       const pathname = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart)
       const caller = identifyCaller(req.headers.authorization, tokens)
       if (caller.kind === 'token' && caller.record.userId !== undefined) entry.user = caller.record.userId
-      const verdict = limiter?.take(req.socket.remoteAddress ?? '')
+      const verdict = limiter()?.take(req.socket.remoteAddress ?? '')
       if (!(await pause(latency, signal))) return
       if (verdict?.allowed === false) {
         writeAnswer(res, { status: 429, headers: { 'retry-after': String(verdict.retryAfterSeconds) }, body: '' })
@@ -69,7 +69,8 @@ export function createGroupService(options: GroupServiceOptions): GroupService {
       }
 
       const route = routes.match(pathname)
-      const fault = faults.take({ token: caller.token, pathname, decodedPathname: decodePathname(pathname), route: route?.name })
+      const user = caller.kind === 'token' ? caller.record.userId : undefined
+      const fault = faults.take({ token: caller.token, user, pathname, decodedPathname: decodePathname(pathname), route: route?.name })
       switch (fault?.kind) {
         case 'latency':
           if (!(await pause(fault.ms, signal))) return

@@ -205,7 +205,10 @@ function redirectBack(
 /**
  * Whether `requested` is one of the client's registered redirect URIs. An exact match,
  * except that for loopback IP redirect URIs any port matches (RFC 8252 section 7.3), so
- * apps and tests listening on a random port can use the demo client.
+ * apps and tests listening on a random port can use the demo client; and a registered
+ * loopback `http://127.0.0.1/*` (or `localhost`) takes any path and query on that host, at
+ * any port (the emulator's demo client has both: any app on the developer's machine can
+ * sign in; no other host can).
  */
 export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
   if (registered.includes(requested)) return true
@@ -222,9 +225,9 @@ export function redirectUriMatches(registered: readonly string[], requested: str
   return registered.some((candidate) => {
     try {
       const have = new URL(candidate)
-      return (
-        have.protocol === want.protocol && have.hostname === want.hostname && have.pathname === want.pathname && have.search === want.search
-      )
+      if (have.protocol !== want.protocol || have.hostname !== want.hostname) return false
+      if (have.pathname === '/*' && have.search === '' && isLoopback(have.hostname)) return true
+      return have.pathname === want.pathname && have.search === want.search
     } catch {
       return false
     }

@@ -32,8 +32,8 @@ export async function readForm(req: IncomingMessage): Promise<FormResult> {
   return { ok: true, params }
 }
 
-/** The body as text, or `undefined` when it is too large (the rest is drained, not kept). */
-function readBody(req: IncomingMessage): Promise<string | undefined> {
+/** The body as text, or `undefined` when it is over 64 KiB (the rest is drained, not kept). */
+export function readBody(req: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
