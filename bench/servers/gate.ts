@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:http'
 import { createGate } from '../../gate/index.js'
 import { ORG_ID } from '../../testing/index.js'
+import { floorHandler, listenLoopback } from './floor.js'
 import { serveParent } from './ipc.js'
 
 /** Ready payload of the gate child. */
@@ -31,18 +31,9 @@ const gate = createGate(
   { logger: { warn: () => {} } },
 )
 
-async function listen(server: Server): Promise<number> {
-  server.keepAliveTimeout = 60_000
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return (server.address() as AddressInfo).port
+const ready: GateBenchReady = {
+  floorPort: await listenLoopback(createServer(floorHandler)),
+  gatePort: await listenLoopback(createServer(gate.listener)),
 }
-
-const floor = createServer((req, res) => {
-  req.resume()
-  res.writeHead(200, { 'content-length': 0 })
-  res.end()
-})
-
-const ready: GateBenchReady = { floorPort: await listen(floor), gatePort: await listen(createServer(gate.listener)) }
 await gate.ready
 serveParent({}, ready)

@@ -24,7 +24,9 @@
  * `SOAK_SECONDS` (default 60).
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Agent, request } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startRedisServer } from '../../demo/redis-server.js'
@@ -98,7 +100,9 @@ async function startGateChild(): Promise<GateChild> {
 }
 const gates = [await startGateChild(), await startGateChild()]
 const ports = gates.map((gate) => Number(new URL(gate.url).port))
-const nginx = await startNginx({ gatePort: ports[0]!, moreGatePorts: ports.slice(1), appPort: app.port })
+// nginx's error log outlives it: its tail is printed when the soak fails.
+const nginxErrorLog = join(mkdtempSync(join(tmpdir(), 'voot-gate-soak-')), 'nginx-error.log')
+const nginx = await startNginx({ gatePort: ports[0]!, moreGatePorts: ports.slice(1), appPort: app.port }, { errorLog: nginxErrorLog })
 
 // ---- Who asks ----
 const cookies = createSessionCookies({ name: undefined, secrets: COOKIE_SECRETS, maxAge: 8 * 3_600_000 }, Date.now)
@@ -313,6 +317,9 @@ console.log(
       redisFaults,
       socketErrors,
       firstSocketError: firstSocketError ?? null,
+      nginxErrorLogLines: readFileSync(nginxErrorLog, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '').length,
       revocation: { graceMs: TTL_MS + GRACE_SLACK_MS, lastAllowedMsAfter: revokedAllowedUpTo ?? null },
       emulatorRequests: emulatorCount,
       rss: gates.map((_, i) => ({ start: `${rssStart[i]!.toFixed(1)} MB`, end: `${rssEnd[i]!.toFixed(1)} MB` })),
@@ -322,4 +329,8 @@ console.log(
     2,
   ),
 )
+if (failures.length > 0) {
+  const lines = readFileSync(nginxErrorLog, 'utf8').trimEnd().split('\n')
+  console.log(`nginx's error log (${nginxErrorLog}, ${lines.length} lines), the last 40:\n${lines.slice(-40).join('\n')}`)
+}
 process.exit(failures.length === 0 ? 0 : 1)

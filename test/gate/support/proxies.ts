@@ -134,6 +134,8 @@ export interface NginxOptions {
   readonly defaultServer?: boolean
   /** Rewrites the server block (to play what ingress-nginx generates). */
   readonly edit?: (server: string) => string
+  /** Where nginx writes its error log (`warn`), kept after `stop()` (the gate soak prints its tail). */
+  readonly errorLog?: string
 }
 
 /** Starts nginx with examples/gate/nginx.conf in its own prefix. */
@@ -149,7 +151,7 @@ export async function startNginx(addresses: ProxyAddresses, options: NginxOption
   const config = `
 worker_processes 1;
 pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log warn;
+error_log ${options.errorLog ?? `${dir}/logs/error.log`} warn;
 events { worker_connections 256; }
 http {
     access_log off;
