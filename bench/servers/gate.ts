@@ -1,12 +1,13 @@
 /**
- * The gate's benchmark child: in one process, the gate (`createGate` on a `node:http`
- * server) and the floor it is compared with, a `node:http` server that answers 200 doing
+ * The gate's benchmark child: in one process, the gate as `voot-gate` runs it
+ * (`startGateServer`: its own `node:http` server, which counts answers under way for a
+ * reload) and the floor it is compared with, a `node:http` server that answers 200 doing
  * nothing, so both run on the same process, CPU and runtime. Usage: `gate.ts '<{"baseUrl"}>'`.
  *
  * @module
  */
 import { createServer } from 'node:http'
-import { createGate } from '../../gate/index.js'
+import { startGateServer } from '../../gate/index.js'
 import { ORG_ID } from '../../testing/index.js'
 import { floorHandler, listenLoopback } from './floor.js'
 import { serveParent } from './ipc.js'
@@ -19,7 +20,7 @@ export interface GateBenchReady {
 
 const { baseUrl } = JSON.parse(process.argv[2] ?? '{}') as { baseUrl: string }
 
-const gate = createGate(
+const running = await startGateServer(
   {
     service: { baseUrl },
     rules: [
@@ -28,12 +29,12 @@ const gate = createGate(
       { id: 'signed-in', allow: 'signed-in' },
     ],
   },
-  { logger: { warn: () => {} } },
+  { logger: { warn: () => {} }, port: 0 },
 )
 
 const ready: GateBenchReady = {
   floorPort: await listenLoopback(createServer(floorHandler)),
-  gatePort: await listenLoopback(createServer(gate.listener)),
+  gatePort: Number(new URL(running.url).port),
 }
-await gate.ready
+await running.gate.ready
 serveParent({}, ready)
