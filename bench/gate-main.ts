@@ -11,7 +11,9 @@
  *    (examples/gate/nginx.conf), Apache alone, and Apache + mod_auth_openidc as an OAuth
  *    2.0 resource server (RFC 7662 introspection over https against a local endpoint, its
  *    shm cache warm, `Require claim`, `AuthzSendForbiddenOnFailure On`; see
- *    `gate-apache.ts`). Every round runs the four once (the order turning round by round);
+ *    `gate-apache.ts`). And nginx asking the floor instead of the gate: the price of the
+ *    hop itself (a sub-request to a second process), which the gate's own cost is read
+ *    against. Every round runs the five once (the order turning round by round);
  *    the server CPU of each process tree (front proxy, gate, app) is read from `/proc`.
  *    Goals (issue 42): the gate's path ahead in requests per second; the CPU it adds per
  *    request at most 1.5× what mod_auth_openidc adds.
@@ -190,6 +192,8 @@ if (!existsSync(NGINX) || !apacheReady) {
   const appPort = app.ready.port
   const nginxAlone = await startBenchNginx(appPort, undefined)
   const nginxGate = await startBenchNginx(appPort, gatePort)
+  // The hop alone: the same nginx asking the floor (an empty 200, in the gate's process) instead of the gate.
+  const nginxHop = await startBenchNginx(appPort, floorPort)
   const apacheAlone = await startBenchApache(appPort, undefined)
   const requireClaim = `${claims.claim}:${claims.value}`
   const apacheModule = await startBenchApache(appPort, { introspectionUrl: introspection.ready.url, caFile: certFile, requireClaim })
@@ -198,6 +202,7 @@ if (!existsSync(NGINX) || !apacheReady) {
     const configurations: Configuration[] = [
       { name: 'nginx alone', port: nginxAlone.port, pids: { proxy: [nginxAlone.pid], gate: none, app: [app.pid] } },
       { name: 'nginx + gate', port: nginxGate.port, pids: { proxy: [nginxGate.pid], gate: [server.pid], app: [app.pid] } },
+      { name: 'nginx + no-op auth', port: nginxHop.port, pids: { proxy: [nginxHop.pid], gate: [server.pid], app: [app.pid] } },
       { name: 'apache alone', port: apacheAlone.port, pids: { proxy: [apacheAlone.pid], gate: none, app: [app.pid] } },
       { name: 'apache + mod_auth_openidc', port: apacheModule.port, pids: { proxy: [apacheModule.pid], gate: none, app: [app.pid] } },
     ]
@@ -227,22 +232,31 @@ if (!existsSync(NGINX) || !apacheReady) {
     const of = (name: string): ProxyRound[] => rounds.get(name) ?? []
     const gatePath = summarisePath(of('nginx alone'), of('nginx + gate'))
     const modulePath = summarisePath(of('apache alone'), of('apache + mod_auth_openidc'))
+    const hop = summarisePath(of('nginx alone'), of('nginx + no-op auth'))
+    // What the gate adds over the hop, round by round.
+    const gateOwn = summarisePath(of('nginx + no-op auth'), of('nginx + gate'))
     console.log(`\nthe proxies, in front of the same app (the floor, a process of its own); server CPU per request, µs, from /proc:`)
     console.log(
       `${'configuration'.padEnd(28)}${'req/s'.padStart(8)}${'ratio'.padStart(7)}${ROLES.map((role) => role.padStart(6)).join('')}${'total'.padStart(7)}`,
     )
     printPath('nginx + gate', gatePath, 'nginx alone')
     printPath('apache + mod_auth_openidc', modulePath, 'apache alone')
+    printPath('nginx + no-op auth (the hop)', hop, 'nginx alone')
     const comparison = comparePaths(gatePath, modulePath)
     console.log(
       `\nnginx + gate / apache + mod_auth_openidc: ${comparison.rps.toFixed(2)}× the requests per second (goal: above 1), ` +
         `${comparison.addedCpu.toFixed(2)}× the CPU the auth step adds (goal: at most 1.5; ${gatePath.added.total.toFixed(1)} vs ${modulePath.added.total.toFixed(1)} µs)`,
     )
     console.log(
+      `of the gate path's ${gatePath.added.total.toFixed(1)} µs, the hop (auth_request to a node:http server answering an empty 200) ` +
+        `is ${hop.added.total.toFixed(1)} µs, the gate's own check ${gateOwn.added.total.toFixed(1)} µs ` +
+        `(${(gateOwn.added.total / modulePath.added.total).toFixed(2)}× what the module adds)`,
+    )
+    console.log(
       `upstream calls while measured (warm caches: few or none): group service ${upstreamCalls.emulator}, introspection ${upstreamCalls.introspection}`,
     )
   } finally {
-    for (const proxy of [nginxAlone, nginxGate, apacheAlone, apacheModule]) await proxy.stop()
+    for (const proxy of [nginxAlone, nginxGate, nginxHop, apacheAlone, apacheModule]) await proxy.stop()
     await introspection.stop()
     await app.stop()
     await rm(certDir, { recursive: true, force: true })
