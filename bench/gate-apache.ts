@@ -8,11 +8,10 @@
  *
  * @module
  */
-import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { startApacheForeground } from './apache-foreground.js'
 import { freePort } from './run-context.js'
 
 /** Where Debian puts Apache httpd and its modules. */
@@ -110,41 +109,12 @@ export async function startBenchApache(appPort: number, openidc: OpenidcOptions 
   await chmod(dir, 0o755)
   const file = join(dir, 'httpd.conf')
   await writeFile(file, apacheConfig({ dir, port, appPort, openidc, asRoot: process.getuid?.() === 0 }))
-  // A process group of its own: Apache's parent signals its group when it stops.
-  const child = spawn(APACHE, ['-DFOREGROUND', '-f', file], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, LANG: 'C' },
-    detached: true,
-  })
-  let output = ''
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`apache2 exited with ${child.exitCode}:\n${output}${await errorLog(dir)}`)
-    if (existsSync(join(dir, 'httpd.pid'))) {
-      const up = await fetch(`http://127.0.0.1:${port}/`).then(
-        () => true,
-        () => false,
-      )
-      if (up) break
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`apache2 did not listen on ${port}:\n${output}${await errorLog(dir)}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  const apache = await startApacheForeground(APACHE, file, { probe: `http://127.0.0.1:${port}/`, errorLog: join(dir, 'error.log') })
   return {
     port,
-    pid: child.pid ?? -1,
+    pid: apache.pid,
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGTERM')
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
-        await exited
-        clearTimeout(timer)
-      }
+      await apache.stop()
       const log = await errorLog(dir)
       // Not shown: notices, the warning that the resource server is deprecated in favour of
       // mod_oauth2 (BENCHMARKS.md says so), and the refusal of bob that the run asks for (AH01631).

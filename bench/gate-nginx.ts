@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from './build.js'
 import { freePort } from './run-context.js'
+import { stopProcess } from './stop-process.js'
 
 /** Where Debian puts nginx. */
 export const NGINX = process.env.VOOT_GUARD_NGINX ?? '/usr/sbin/nginx'
@@ -69,9 +70,7 @@ export async function startBenchNginx(appPort: number, gatePort: number | undefi
     port,
     pid: child.pid ?? -1,
     async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
+      await stopProcess(child)
       await rm(dir, { recursive: true, force: true })
     },
   }

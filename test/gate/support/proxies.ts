@@ -15,6 +15,7 @@ import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from 'vitest'
+import { stopProcess } from '../../../bench/stop-process.js'
 
 export const NGINX = process.env.VOOT_GUARD_NGINX ?? '/usr/sbin/nginx'
 export const CADDY = process.env.VOOT_GUARD_CADDY ?? '/usr/bin/caddy'
@@ -95,14 +96,7 @@ export async function run(
     port,
     config,
     async stop() {
-      // A child killed by a signal has no exit code but a signal code: stopped already.
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGTERM')
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
-        await exited
-        clearTimeout(timer)
-      }
+      await stopProcess(child)
       await rm(dir, { recursive: true, force: true })
     },
   }
