@@ -11,10 +11,11 @@
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from './build.js'
+import { freePort } from './run-context.js'
+import { stopProcess } from './stop-process.js'
 
 /** Where Debian puts nginx. */
 export const NGINX = process.env.VOOT_GUARD_NGINX ?? '/usr/sbin/nginx'
@@ -22,15 +23,9 @@ export const NGINX = process.env.VOOT_GUARD_NGINX ?? '/usr/sbin/nginx'
 /** A running nginx. */
 export interface BenchNginx {
   readonly port: number
+  /** The master's pid: it and its worker are the proxy's CPU. */
+  readonly pid: number
   stop(): Promise<void>
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return typeof address === 'object' && address !== null ? address.port : 0
 }
 
 /** The server block: with the gate (`gatePort`), or without `auth_request` (`undefined`). */
@@ -73,10 +68,9 @@ export async function startBenchNginx(appPort: number, gatePort: number | undefi
   await new Promise((resolve) => setTimeout(resolve, 200))
   return {
     port,
+    pid: child.pid ?? -1,
     async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
+      await stopProcess(child)
       await rm(dir, { recursive: true, force: true })
     },
   }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:gate` (`--quick` for shorter rounds): compiles the library, the gate and
+ * `npm run bench:gate` (`--quick` for shorter rounds; `--cpu-prof` for where the check's CPU goes): compiles the library, the gate and
  * the benchmark to plain JavaScript (see `build.ts`), then runs `gate-main.ts` with Node.
  *
  * @module
@@ -9,7 +9,9 @@ import { join } from 'node:path'
 import { buildForBenchmark, ROOT } from './build.js'
 
 const buildDir = buildForBenchmark()
-const child = spawn(process.execPath, [join(buildDir, 'bench', 'gate-main.js'), ...process.argv.slice(2)], {
+// `--cpu-prof`: the check under the profiler instead (gate-cpu-profile.ts).
+const script = process.argv.includes('--cpu-prof') ? 'gate-cpu-profile.js' : 'gate-main.js'
+const child = spawn(process.execPath, [join(buildDir, 'bench', script), ...process.argv.slice(2)], {
   stdio: 'inherit',
   env: { ...process.env, VOOT_GATE_EXAMPLES: join(ROOT, 'examples', 'gate') },
 })

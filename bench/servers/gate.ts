@@ -1,14 +1,15 @@
 /**
- * The gate's benchmark child: in one process, the gate (`createGate` on a `node:http`
- * server) and the floor it is compared with, a `node:http` server that answers 200 doing
+ * The gate's benchmark child: in one process, the gate as `voot-gate` runs it
+ * (`startGateServer`: its own `node:http` server, which counts answers under way for a
+ * reload) and the floor it is compared with, a `node:http` server that answers 200 doing
  * nothing, so both run on the same process, CPU and runtime. Usage: `gate.ts '<{"baseUrl"}>'`.
  *
  * @module
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { createGate } from '../../gate/index.js'
+import { createServer } from 'node:http'
+import { startGateServer } from '../../gate/index.js'
 import { ORG_ID } from '../../testing/index.js'
+import { floorHandler, listenLoopback } from './floor.js'
 import { serveParent } from './ipc.js'
 
 /** Ready payload of the gate child. */
@@ -19,7 +20,7 @@ export interface GateBenchReady {
 
 const { baseUrl } = JSON.parse(process.argv[2] ?? '{}') as { baseUrl: string }
 
-const gate = createGate(
+const running = await startGateServer(
   {
     service: { baseUrl },
     rules: [
@@ -28,21 +29,12 @@ const gate = createGate(
       { id: 'signed-in', allow: 'signed-in' },
     ],
   },
-  { logger: { warn: () => {} } },
+  { logger: { warn: () => {} }, port: 0 },
 )
 
-async function listen(server: Server): Promise<number> {
-  server.keepAliveTimeout = 60_000
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return (server.address() as AddressInfo).port
+const ready: GateBenchReady = {
+  floorPort: await listenLoopback(createServer(floorHandler)),
+  gatePort: Number(new URL(running.url).port),
 }
-
-const floor = createServer((req, res) => {
-  req.resume()
-  res.writeHead(200, { 'content-length': 0 })
-  res.end()
-})
-
-const ready: GateBenchReady = { floorPort: await listen(floor), gatePort: await listen(createServer(gate.listener)) }
-await gate.ready
+await running.gate.ready
 serveParent({}, ready)

@@ -24,7 +24,9 @@
  * `SOAK_SECONDS` (default 60).
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { Agent, request } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startRedisServer } from '../../demo/redis-server.js'
@@ -98,7 +100,9 @@ async function startGateChild(): Promise<GateChild> {
 }
 const gates = [await startGateChild(), await startGateChild()]
 const ports = gates.map((gate) => Number(new URL(gate.url).port))
-const nginx = await startNginx({ gatePort: ports[0]!, moreGatePorts: ports.slice(1), appPort: app.port })
+// nginx's error log outlives it: its tail is printed when the soak fails.
+const nginxErrorLog = join(mkdtempSync(join(tmpdir(), 'voot-gate-soak-')), 'nginx-error.log')
+const nginx = await startNginx({ gatePort: ports[0]!, moreGatePorts: ports.slice(1), appPort: app.port }, { errorLog: nginxErrorLog })
 
 // ---- Who asks ----
 const cookies = createSessionCookies({ name: undefined, secrets: COOKIE_SECRETS, maxAge: 8 * 3_600_000 }, Date.now)
@@ -300,6 +304,10 @@ if (counts.requests < SECONDS * 20) failures.push(`only ${counts.requests} reque
 if (!statuses['200'] || !statuses['403'] || !statuses['503']) failures.push('expected 200s, 403s and 503s')
 if (!(counts.byKind['revoked-bearer']?.['401'] ?? 0)) failures.push('the revoked token never got a 401: the revocation did not happen')
 
+const EXPECTED_NGINX_ERROR = 'auth request unexpected status: 503'
+const nginxErrorLines = readFileSync(nginxErrorLog, 'utf8')
+  .split('\n')
+  .filter((line) => line !== '')
 console.log(
   JSON.stringify(
     {
@@ -313,6 +321,7 @@ console.log(
       redisFaults,
       socketErrors,
       firstSocketError: firstSocketError ?? null,
+      nginxErrorLogLines: nginxErrorLines.length,
       revocation: { graceMs: TTL_MS + GRACE_SLACK_MS, lastAllowedMsAfter: revokedAllowedUpTo ?? null },
       emulatorRequests: emulatorCount,
       rss: gates.map((_, i) => ({ start: `${rssStart[i]!.toFixed(1)} MB`, end: `${rssEnd[i]!.toFixed(1)} MB` })),
@@ -322,4 +331,12 @@ console.log(
     2,
   ),
 )
+if (failures.length > 0) {
+  // Each 503 the gate answers is a line of nginx's (expected in faults): the others tell what broke.
+  const lines = nginxErrorLines.filter((line) => !line.includes(EXPECTED_NGINX_ERROR))
+  console.log(
+    `nginx's error log (${nginxErrorLog}): ${nginxErrorLines.length - lines.length} lines of 503s from the gate, ` +
+      `${lines.length} others, the last 40:\n${lines.slice(-40).join('\n')}`,
+  )
+} else rmSync(dirname(nginxErrorLog), { recursive: true, force: true })
 process.exit(failures.length === 0 ? 0 : 1)

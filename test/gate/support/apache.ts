@@ -4,10 +4,10 @@
  * examples/gate/apache.conf, the file docs/gate.md shows, with the addresses replaced and a
  * CGI script (an app inside Apache) added.
  */
-import { spawn } from 'node:child_process'
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { startApacheForeground } from '../../../bench/apache-foreground.js'
 import { freePort, type ProxyAddresses, type RunningProxy } from './proxies.js'
 
 export const APACHE = process.env.VOOT_GUARD_APACHE ?? '/usr/sbin/apache2'
@@ -99,43 +99,16 @@ ${site}
 }
 
 async function runApache(file: string, port: number, dir: string, site: string): Promise<RunningProxy> {
-  // A process group of its own: prefork's parent signals its whole group when it stops.
-  const child = spawn(APACHE, ['-DFOREGROUND', '-f', file], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, LANG: 'C' },
-    detached: true,
+  const apache = await startApacheForeground(APACHE, file, {
+    probe: `http://127.0.0.1:${port}/_gate/healthz`,
+    errorLog: join(dir, 'error.log'),
   })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const log = async () => `${output}${await readFile(join(dir, 'error.log'), 'utf8').catch(() => '')}`
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`apache2 exited with ${child.exitCode}:\n${await log()}`)
-    const up = await fetch(`http://127.0.0.1:${port}/_gate/healthz`).then(
-      () => true,
-      () => false,
-    )
-    if (up) break
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`apache2 did not listen on ${port}:\n${await log()}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     config: site,
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        // SIGTERM: Apache stops its children and exits (SIGWINCH would wait for them).
-        child.kill('SIGTERM')
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
-        await exited
-        clearTimeout(timer)
-      }
+      await apache.stop()
       await rm(dir, { recursive: true, force: true })
     },
   }

@@ -15,6 +15,7 @@ import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from 'vitest'
+import { stopProcess } from '../../../bench/stop-process.js'
 
 export const NGINX = process.env.VOOT_GUARD_NGINX ?? '/usr/sbin/nginx'
 export const CADDY = process.env.VOOT_GUARD_CADDY ?? '/usr/bin/caddy'
@@ -95,14 +96,7 @@ export async function run(
     port,
     config,
     async stop() {
-      // A child killed by a signal has no exit code but a signal code: stopped already.
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGTERM')
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
-        await exited
-        clearTimeout(timer)
-      }
+      await stopProcess(child)
       await rm(dir, { recursive: true, force: true })
     },
   }
@@ -134,6 +128,8 @@ export interface NginxOptions {
   readonly defaultServer?: boolean
   /** Rewrites the server block (to play what ingress-nginx generates). */
   readonly edit?: (server: string) => string
+  /** Where nginx writes its error log (`warn`), kept after `stop()` (the gate soak prints its tail). */
+  readonly errorLog?: string
 }
 
 /** Starts nginx with examples/gate/nginx.conf in its own prefix. */
@@ -149,7 +145,7 @@ export async function startNginx(addresses: ProxyAddresses, options: NginxOption
   const config = `
 worker_processes 1;
 pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log warn;
+error_log ${options.errorLog ?? `${dir}/logs/error.log`} warn;
 events { worker_connections 256; }
 http {
     access_log off;
