@@ -155,3 +155,44 @@ describe('one Express route, two group services', () => {
     expect(await visit('surf', surfAdmin)).toBe(200)
   })
 })
+
+describe('the guard over several services', () => {
+  it('refuses a service option without services, services beside a baseUrl, and an unknown service', () => {
+    expect(() => createGuard({ service: 'feide' })).toThrow(/options\.service: needs `services`/)
+    expect(() => createGuard({ services, baseUrl: feide.baseUrl })).toThrow(/options\.services: give either/)
+    expect(() => createGuard({ services, service: 'elsewhere' })).toThrow(/options\.service: must name one of the services \(feide, surf\)/)
+  })
+
+  it("routes a header's token by the guard's service, and a getToken's unknown service is a 500", async () => {
+    const surfOnly = createGuard({ services, service: 'surf' })
+    const wrong = createGuard({ services, getToken: (req) => ({ token: req.get('x-token') ?? '', service: 'elsewhere' }) })
+    const application = express()
+    const board = anyOf(group(ORG_ID, 'admin'), group(PROJECT_BOARD_GROUP_ID, 'admin'))
+    application.get('/surf', surfOnly.require(board), (req, res) => res.json({ groupId: req.voot?.decision.groupId }))
+    application.get('/feide-only', surfOnly.requireGroup(ORG_ID), (req, res) => res.end())
+    application.get('/wrong', wrong.require(board), (req, res) => res.end())
+    const server = await new Promise<Server>((resolve) => {
+      const listening = application.listen(0, '127.0.0.1', () => resolve(listening))
+    })
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const surfAdmin = surf.issueToken('alice')
+      const ok = await request(`${url}/surf`, { headers: { authorization: `Bearer ${surfAdmin}` } })
+      expect(ok.statusCode).toBe(200)
+      expect(await ok.body.json()).toEqual({ groupId: PROJECT_BOARD_GROUP_ID })
+      // A requirement wholly on Feide, for a SURFconext token: a denial of its own, no call.
+      received.surf.length = 0
+      const other = await request(`${url}/feide-only`, { headers: { authorization: `Bearer ${surfAdmin}` } })
+      expect(other.statusCode).toBe(403)
+      expect(await other.body.json()).toMatchObject({ error: 'forbidden' })
+      expect(received.surf).toEqual([])
+      expect(received.feide).toEqual([])
+      const broken = await request(`${url}/wrong`, { headers: { 'x-token': surfAdmin } })
+      expect(broken.statusCode).toBe(500)
+      await broken.body.dump()
+      expect(received.surf).toEqual([])
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+})
