@@ -61,6 +61,7 @@ beforeAll(async () => {
       surf: { baseUrl: surfProxy.url, roles: ['member', 'manager', 'admin', 'owner'], timeout: 2000, circuitBreaker: false },
     },
     groupPrefixes: { 'fc:': 'feide', 'urn:collab:': 'surf' },
+    issuers: { 'https://auth.dataporten.no': 'feide' },
   })
   const guard = createGuard({
     services,
@@ -187,6 +188,14 @@ describe('the guard over several services', () => {
       expect(await other.body.json()).toMatchObject({ error: 'forbidden' })
       expect(received.surf).toEqual([])
       expect(received.feide).toEqual([])
+      // A JWT whose iss the config maps to Feide goes to Feide, whatever the guard's service.
+      const claims = Buffer.from(JSON.stringify({ iss: 'https://auth.dataporten.no' })).toString('base64url')
+      const feideJwt = `eyJhbGciOiJSUzI1NiJ9.${claims}.c2ln`
+      const issued = await request(`${url}/surf`, { headers: { authorization: `Bearer ${feideJwt}` } })
+      expect(issued.statusCode).toBe(401) // the Feide emulator does not know it
+      await issued.body.dump()
+      expect(received.feide).toContain(feideJwt)
+      expect(received.surf).toEqual([])
       const broken = await request(`${url}/wrong`, { headers: { 'x-token': surfAdmin } })
       expect(broken.statusCode).toBe(500)
       await broken.body.dump()
