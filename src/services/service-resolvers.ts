@@ -18,6 +18,7 @@ import {
   type MembershipResolver,
   type MembershipResolverOptions,
   type ResolveOptions,
+  type ResolverHealth,
 } from '../resolver/index.js'
 import { projectRequirement } from './projection.js'
 import { issuerOf } from './token-issuer.js'
@@ -85,6 +86,11 @@ export interface ServiceResolvers {
   check(token: string, requirement: Requirement, options: ResolveOptions & { readonly service: string }): Promise<Decision>
   /** Drops one token's cached answers (in every service; no call), or every answer. */
   invalidate(token?: string): Promise<void>
+  /**
+   * Each service's {@link MembershipResolver.health}, by name: one service `down` (its
+   * circuit open) leaves the others serving their users.
+   */
+  health(): Readonly<Record<string, ResolverHealth>>
   /** Verifies every service (`resolver.verify()`), rejecting with the first failure. */
   verify(options?: { signal?: AbortSignal }): Promise<void>
   /** Closes every resolver this created. */
@@ -253,6 +259,7 @@ export function createServiceResolvers(options: ServiceResolversOptions): Servic
     async invalidate(token) {
       await Promise.all([...resolvers.values()].map((each) => each.invalidate(token)))
     },
+    health: () => Object.freeze(Object.fromEntries(names.map((name) => [name, resolver(name).health()]))),
     async verify(verifyOptions) {
       await Promise.all([...resolvers.values()].map((each) => each.verify(verifyOptions)))
     },

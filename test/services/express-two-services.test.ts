@@ -150,6 +150,9 @@ describe('one Express route, two group services', () => {
       expect(await visit('surf', surfAdmin)).toBe(503)
       expect(received.feide).toEqual([feideAdmin])
       expect(received.surf.every((seen) => seen === surfAdmin)).toBe(true)
+      // Health per service: the failure is SURFconext's alone.
+      expect(services.health().feide?.status).toBe('ok')
+      expect(services.health().surf?.status).toBe('degraded')
     } finally {
       surf.faults.remove(fault)
     }
