@@ -29,6 +29,7 @@ const EXPLANATION: Readonly<Record<DecisionReason, string>> = {
   inactive: 'the membership (or its group) is inactive',
   not_yet_valid: 'the membership (or its group) is not valid yet',
   expired: 'the membership (or its group) has expired',
+  other_service: "the requirement is on another group service than the token's",
 }
 
 const HELP = `Usage: voot-guard check --base-url URL --group ID [--role ROLE] [--explain] [options]

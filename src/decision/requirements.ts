@@ -42,6 +42,22 @@ export interface GroupRequirement {
   readonly kind: 'group'
   readonly groupId: string
   readonly role: string | undefined
+  /** The group service the group belongs to, when named (see {@link ServiceOption}); otherwise the services' `groupPrefixes` say. */
+  readonly service?: string | undefined
+}
+
+/**
+ * Names the group service a requirement's group belongs to, for an application that
+ * guards with several (`createServiceResolvers`). A single resolver ignores it.
+ *
+ * @example
+ * ```ts
+ * const feideAdmin = group('fc:adhoc:1', 'admin', { service: 'feide' })
+ * ```
+ */
+export interface ServiceOption {
+  /** The name of the service in `createServiceResolvers({ services })`. */
+  readonly service?: string | undefined
 }
 
 /**
@@ -56,6 +72,8 @@ export interface GroupOfTypeRequirement {
   readonly kind: 'groupOfType'
   readonly groupType: string
   readonly role: string | undefined
+  /** The group service of the groups, when named (see {@link ServiceOption}). */
+  readonly service?: string | undefined
 }
 
 /**
@@ -139,6 +157,22 @@ function assertRole(role: unknown, where: string): asserts role is string | unde
   }
 }
 
+/** The `service` of a builder's options, checked: a name such as `feide`, or `undefined`. */
+function serviceOption(options: ServiceOption | undefined, where: string): string | undefined {
+  if (options === undefined) return undefined
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidArgumentError(`${where}: options must be an object such as { service: 'feide' }`)
+  const { service } = options
+  if (service === undefined) return undefined
+  if (typeof service !== 'string' || !SERVICE_NAME.test(service)) {
+    throw new InvalidArgumentError(`${where}: service must be a service name (letters, digits, '-' and '_', at most 64)`)
+  }
+  return service
+}
+
+/** What a service may be called: short, and safe in a metric label, a log line and a URL path. */
+export const SERVICE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
+
 /**
  * Whether `value` is a requirement built by this module.
  *
@@ -163,10 +197,12 @@ export function isRequirement(value: unknown): value is Requirement {
  * group('fc:org:example.org', 'admin') // employees of example.org
  * ```
  */
-export function group(groupId: string, role?: string): GroupRequirement {
+export function group(groupId: string, role?: string, options?: ServiceOption): GroupRequirement {
   assertGroupId(groupId)
-  assertRole(role, `group(${JSON.stringify(groupId)})`)
-  return seal({ kind: 'group', groupId, role })
+  const where = `group(${JSON.stringify(groupId)})`
+  assertRole(role, where)
+  const service = serviceOption(options, where)
+  return seal(service === undefined ? { kind: 'group', groupId, role } : { kind: 'group', groupId, role, service })
 }
 
 /**
@@ -179,12 +215,14 @@ export function group(groupId: string, role?: string): GroupRequirement {
  * groupOfType('fc:fs:emne') // enrolled in at least one course
  * ```
  */
-export function groupOfType(groupType: string, role?: string): GroupOfTypeRequirement {
+export function groupOfType(groupType: string, role?: string, options?: ServiceOption): GroupOfTypeRequirement {
   if (typeof groupType !== 'string' || groupType.length === 0 || /[\u0000-\u001f\u007f]/.test(groupType)) {
     throw new InvalidArgumentError('groupOfType(): groupType must be a non-empty string without control characters')
   }
-  assertRole(role, `groupOfType(${JSON.stringify(groupType)})`)
-  return seal({ kind: 'groupOfType', groupType, role })
+  const where = `groupOfType(${JSON.stringify(groupType)})`
+  assertRole(role, where)
+  const service = serviceOption(options, where)
+  return seal(service === undefined ? { kind: 'groupOfType', groupType, role } : { kind: 'groupOfType', groupType, role, service })
 }
 
 function assertRequirements(name: string, requirements: readonly unknown[]): asserts requirements is Requirement[] {

@@ -31,6 +31,11 @@ export type DenialReason =
   | 'expired'
   /** A `where` predicate did not return true. */
   | 'predicate'
+  /**
+   * Every part of the requirement is on another group service than the token's (with
+   * `createServiceResolvers`): the token was not sent anywhere to find out.
+   */
+  | 'other_service'
 
 /**
  * Why a requirement was met.

@@ -7,7 +7,14 @@
  */
 import type { Decision, DenialReason } from '../decision/types.js'
 import { requiredText } from '../decision/required-text.js'
-import { ForbiddenError, InvalidArgumentError, InvalidOptionError, TokenMalformedError, TokenMissingError } from '../errors.js'
+import {
+  ForbiddenError,
+  InvalidArgumentError,
+  InvalidOptionError,
+  InvalidTokenError,
+  TokenMalformedError,
+  TokenMissingError,
+} from '../errors.js'
 import { createHttpErrorRenderer, type HttpErrorAnswer } from './http-error.js'
 import {
   createMembershipResolver,
@@ -19,6 +26,7 @@ import {
 import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
 import { rejectUnknownKeys } from '../option-checks.js'
 import { RESOLVER_OPTION_KEYS } from '../resolver/options.js'
+import type { ServiceResolvers } from '../services/service-resolvers.js'
 import { bearerCandidate, extractBearerToken, isWellFormedToken } from '../token.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
@@ -55,10 +63,29 @@ export interface GuardOptions extends MembershipResolverOptions {
    * policy. The `ForbiddenError` carries the decision's `reason` either way.
    */
   denials?: 'named' | 'generic'
+  /**
+   * Several group services instead of one (from `createServiceResolvers`); not with
+   * `resolver` or `baseUrl`. Each request's token goes to the one service chosen for it:
+   * the `service` its `getToken` returned, else the service the token's JWT `iss` maps to,
+   * else the `service` option; a token none of them chooses is answered 401. A requirement
+   * with no part on that service is denied (`other_service`) without a call.
+   */
+  services?: ServiceResolvers
+  /** With `services`: the service of the tokens neither `getToken` nor an issuer assigns (this route's or this host's). */
+  service?: string
 }
 
 /** Every key of {@link GuardOptions}: the guard's own and the resolver's. */
-export const GUARD_OPTION_KEYS: readonly string[] = ['resolver', 'realm', 'retryAfter', 'errorHandling', 'denials', ...RESOLVER_OPTION_KEYS]
+export const GUARD_OPTION_KEYS: readonly string[] = [
+  'resolver',
+  'realm',
+  'retryAfter',
+  'errorHandling',
+  'denials',
+  'services',
+  'service',
+  ...RESOLVER_OPTION_KEYS,
+]
 
 /**
  * The core of every adapter's guard.
@@ -70,7 +97,10 @@ export const GUARD_OPTION_KEYS: readonly string[] = ['resolver', 'realm', 'retry
  * ```
  */
 export interface GuardCore {
+  /** The resolver; with `services`, the resolver of the `service` option's service (else the first one). */
   readonly resolver: MembershipResolver
+  /** The `services` option, when the guard has several group services. */
+  readonly services: ServiceResolvers | undefined
   readonly realm: string
   readonly delegateErrors: boolean
   /** Validates a requirement once, at route declaration, and returns it. */
@@ -108,7 +138,15 @@ export interface GuardCore {
  * const found: FoundToken = { token: session.accessToken, expiresAt: session.expiresAt }
  * ```
  */
-export type FoundToken = string | { readonly token: string; readonly expiresAt?: number | undefined } | undefined
+export type FoundToken =
+  | string
+  | {
+      readonly token: string
+      readonly expiresAt?: number | undefined
+      /** With the guard's `services`: the group service this token is for (the one it signed in with). */
+      readonly service?: string | undefined
+    }
+  | undefined
 
 /**
  * Where the token comes from: the `Authorization` header (default), or a token found
@@ -137,7 +175,16 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
   }
   rejectUnknownKeys('', options, GUARD_OPTION_KEYS)
-  const { resolver: given, realm: realmOption, retryAfter: retryOption, errorHandling, denials, ...resolverOptions } = options
+  const {
+    resolver: given,
+    realm: realmOption,
+    retryAfter: retryOption,
+    errorHandling,
+    denials,
+    services,
+    service: defaultService,
+    ...resolverOptions
+  } = options
   const realm = realmOption ?? 'voot-guard'
   if (typeof realm !== 'string' || realm.length === 0 || realm.length > 256 || CONTROL.test(realm)) {
     throw new InvalidOptionError('realm', 'must be a non-empty string of at most 256 characters without control characters')
@@ -154,7 +201,20 @@ export function createGuardCore(options: GuardOptions): GuardCore {
   }
   const named = denials !== 'generic'
   let resolver: MembershipResolver
-  if (given !== undefined) {
+  if (services !== undefined) {
+    if (typeof services !== 'object' || services === null || typeof services.checkNow !== 'function') {
+      throw new InvalidOptionError('services', 'must be the ServiceResolvers of createServiceResolvers()')
+    }
+    if (given !== undefined || resolverOptions.baseUrl !== undefined) {
+      throw new InvalidOptionError('services', 'give either `services` or a `resolver`/`baseUrl`, not both')
+    }
+    if (defaultService !== undefined && (typeof defaultService !== 'string' || !services.names.includes(defaultService))) {
+      throw new InvalidOptionError('service', `must name one of the services (${services.names.join(', ')})`)
+    }
+    resolver = services.resolver(defaultService ?? (services.names[0] as string))
+  } else if (defaultService !== undefined) {
+    throw new InvalidOptionError('service', 'needs `services` (from createServiceResolvers())')
+  } else if (given !== undefined) {
     if (typeof given !== 'object' || given === null || typeof given.check !== 'function') {
       throw new InvalidOptionError('resolver', 'must be a MembershipResolver from createMembershipResolver()')
     }
@@ -168,14 +228,19 @@ export function createGuardCore(options: GuardOptions): GuardCore {
   const renderer = createHttpErrorRenderer({ realm, retryAfter })
 
   function prepare(requirement: Requirement): Requirement {
-    resolver.assertRequirement(requirement)
+    if (services === undefined) resolver.assertRequirement(requirement)
+    else services.prepare(requirement)
     return requirement
   }
 
   const NO_OPTIONS: ResolveOptions = {}
 
   /** The token `getToken` found and the per-call options that carry its expiry, when known. */
-  function readFoundToken(credentials: { readonly token: FoundToken }): { token: string; options: ResolveOptions } {
+  function readFoundToken(credentials: { readonly token: FoundToken }): {
+    token: string
+    options: ResolveOptions
+    service: string | undefined
+  } {
     const found = credentials.token
     const token = typeof found === 'object' && found !== null ? found.token : found
     if (token === undefined || token === null || token === '') throw new TokenMissingError()
@@ -184,11 +249,24 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     if (expiresAt !== undefined && (typeof expiresAt !== 'number' || Number.isNaN(expiresAt))) {
       throw new InvalidArgumentError('getToken(): expiresAt must be a number of ms since the epoch')
     }
-    return { token, options: expiresAt === undefined ? NO_OPTIONS : { tokenExpiresAt: expiresAt } }
+    const service = typeof found === 'object' && found !== null ? found.service : undefined
+    return { token, options: expiresAt === undefined ? NO_OPTIONS : { tokenExpiresAt: expiresAt }, service }
   }
 
-  function contextFor(token: string, options: ResolveOptions, decision: Decision): VootContext {
-    return new RequestContext(resolver, token, options, decision)
+  /**
+   * The service a token goes to, chosen and never guessed by trying: the token source's,
+   * else its issuer's, else the guard's. `undefined` without `services`.
+   */
+  function chooseService(token: string, named: string | undefined): string | undefined {
+    if (services === undefined) {
+      if (named !== undefined) throw new InvalidArgumentError('getToken() returned a service, but the guard has no `services` option')
+      return undefined
+    }
+    const chosen = named ?? services.serviceOfToken(token) ?? defaultService
+    if (chosen === undefined) throw new InvalidTokenError('No group service of this application accepts this token')
+    // An unknown name from getToken is a programming error (a 500), not the user's.
+    services.resolver(chosen)
+    return chosen
   }
 
   function fail(error: unknown): never {
@@ -205,38 +283,51 @@ export function createGuardCore(options: GuardOptions): GuardCore {
   function authorizeNow(credentials: Credentials, requirement: Requirement): VootContext | Promise<VootContext> {
     let token: string
     let options: ResolveOptions
+    let service: string | undefined
     try {
       // The usual case without the object `readToken` returns.
       if ('authorization' in credentials) {
         // The usual header's token goes to `checkNow` unchecked: a warm hit proves it was
         // checked before, and a miss is checked there (`bearerCandidate`). A resolver of
-        // someone else's gets only checked tokens.
+        // someone else's, and the choice among several services (it reads a JWT's `iss`),
+        // get only checked tokens.
         token =
-          (resolver.checkNow === undefined ? undefined : bearerCandidate(credentials.authorization)) ??
+          (services !== undefined || resolver.checkNow === undefined ? undefined : bearerCandidate(credentials.authorization)) ??
           extractBearerToken(credentials.authorization)
         options = NO_OPTIONS
+        service = services === undefined ? undefined : chooseService(token, undefined)
       } else {
-        ;({ token, options } = readFoundToken(credentials))
+        let named: string | undefined
+        ;({ token, options, service: named } = readFoundToken(credentials))
+        service = chooseService(token, named)
       }
     } catch (error) {
       return Promise.reject(renderer.toHttpError(error) ?? error)
     }
-    // A resolver of someone else's may lack `checkNow`, or answer `check` with a thenable.
-    const decided =
-      resolver.checkNow === undefined
-        ? Promise.resolve(resolver.check(token, requirement, options))
-        : resolver.checkNow(token, requirement, options)
+    let chosen = resolver
+    let decided: Decision | Promise<Decision>
+    if (services !== undefined && service !== undefined) {
+      chosen = services.resolver(service)
+      decided = services.checkNow(token, requirement, service, options)
+    } else {
+      // A resolver of someone else's may lack `checkNow`, or answer `check` with a thenable.
+      decided =
+        resolver.checkNow === undefined
+          ? Promise.resolve(resolver.check(token, requirement, options))
+          : resolver.checkNow(token, requirement, options)
+    }
     if (decided instanceof Promise) {
       return decided.then((decision) => {
         if (!decision.allowed) throw refusal(requirement, decision)
-        return contextFor(token, options, decision)
+        return new RequestContext(chosen, token, options, decision)
       }, fail)
     }
-    return decided.allowed ? contextFor(token, options, decided) : Promise.reject(refusal(requirement, decided))
+    return decided.allowed ? new RequestContext(chosen, token, options, decided) : Promise.reject(refusal(requirement, decided))
   }
 
   return {
     resolver,
+    services,
     realm,
     delegateErrors: errorHandling === 'delegate',
     prepare,
@@ -277,13 +368,18 @@ function foundCredentials(found: unknown): Credentials {
   if (found === undefined || found === null || typeof found === 'string') return { token: found ?? undefined }
   if (typeof found === 'object' && 'token' in found) {
     const { token } = found
-    if (token === undefined || token === null || typeof token === 'string') return { token: found as FoundToken }
+    const service = (found as { service?: unknown }).service
+    if ((token === undefined || token === null || typeof token === 'string') && (service === undefined || typeof service === 'string')) {
+      return { token: found as FoundToken }
+    }
   }
   const hint =
     typeof found === 'object' && 'accessToken' in found
       ? ' (a TokenSet? return { token: tokens.accessToken, expiresAt: tokens.expiresAt })'
       : ''
-  throw new InvalidArgumentError(`getToken() must return a string, { token, expiresAt? }, undefined, or a promise of one of those${hint}`)
+  throw new InvalidArgumentError(
+    `getToken() must return a string, { token, expiresAt?, service? }, undefined, or a promise of one of those${hint}`,
+  )
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
@@ -394,6 +490,6 @@ export function createGuards<M, O = M>(
     // The overloads narrow what the flag decides at run time.
     authenticate: authenticate as Guards<M, O>['authenticate'],
     health: () => core.resolver.health(),
-    ready: (options) => core.resolver.verify(options),
+    ready: (options) => (core.services === undefined ? core.resolver.verify(options) : core.services.verify(options)),
   }
 }
