@@ -35,14 +35,12 @@ export {
   AUTHENTICATED,
   createGuardCore,
   createGuards,
-  type Credentials,
-  type FoundToken,
   type Guards,
   type GuardCore,
   type GuardOptions,
-  type TokenSource,
   type VootContext,
 } from './guard/guard.js'
+export type { Credentials, FoundToken, TokenSource } from './guard/credentials.js'
 export { createGuardFlow, type FrameworkIO, type GuardFlow, type GuardStep, type Refusal } from './guard/request-flow.js'
 export {
   prefersProblemDetails,

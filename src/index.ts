@@ -60,7 +60,8 @@ export { createServiceResolvers, type ServiceResolvers, type ServiceResolversOpt
 export type { CircuitBreakerOptions, CircuitState } from './resolver/gate/circuit-breaker.js'
 export type { AllowedReason, Decision, DecisionReason, DenialReason } from './decision/types.js'
 export { DEFAULT_ROLES, isActiveAt, type Activity } from './decision/membership.js'
-export type { GuardOptions, VootContext, FoundToken } from './guard/guard.js'
+export type { GuardOptions, VootContext } from './guard/guard.js'
+export type { FoundToken } from './guard/credentials.js'
 export type { SharedCache } from './shared-cache.js'
 export {
   CHANNELS,

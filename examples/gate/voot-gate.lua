@@ -41,7 +41,7 @@ local function values(headers, name)
   return list
 end
 
--- Copies the named headers of the gate's answer (a table of header name to list of values).
+-- Copies the named headers (a table of header name to list of values) into `into`.
 local function copied(from, names, into)
   for _, name in ipairs(names) do
     local list = values(from, name)
@@ -52,16 +52,23 @@ local function copied(from, names, into)
   return into
 end
 
+-- Asks the gate's `path` with `ask` (the original request's description and credentials);
+-- nil when the gate cannot be reached or answers nothing HAProxy could read.
+local function ask_gate(gate, path, ask, try)
+  local ok, res = pcall(function()
+    return core.httpclient():get({ url = gate .. path, headers = ask, timeout = try })
+  end)
+  if not ok or type(res) ~= "table" or type(res.headers) ~= "table" then
+    return nil
+  end
+  return res
+end
+
 -- The gate's /_gate/forbidden page for a refused browser: asked like the check, it decides
 -- the request again and says what it needed. Nil when it cannot be had (the 403 goes as it is).
 local function forbidden_page(gate, ask, try)
-  local ok, page = pcall(function()
-    return core.httpclient():get({ url = gate .. "/_gate/forbidden", headers = ask, timeout = try })
-  end)
-  if not ok or type(page) ~= "table" or page.status ~= 403 or type(page.headers) ~= "table" then
-    return nil
-  end
-  if type(page.body) ~= "string" or #page.body > MAX_PAGE then
+  local page = ask_gate(gate, "/_gate/forbidden", ask, try)
+  if page == nil or page.status ~= 403 or type(page.body) ~= "string" or #page.body > MAX_PAGE then
     return nil
   end
   return { status = 403, headers = copied(page.headers, PAGE, copied(page.headers, COPIED, {})), body = page.body }
@@ -103,21 +110,13 @@ core.register_action("voot-gate", { "http-req" }, function(txn, gate, timeout)
   local scheme = txn.sf:ssl_fc() == "1" and "https" or "http"
   -- pathq: the path and query as sent (origin form even for an absolute URI), not decoded
   -- or resolved: the gate refuses `..`, `//` and encoded slashes itself.
-  local ask = {
+  local ask = copied(headers, ASKED, {
     ["x-original-url"] = { scheme .. "://" .. hosts[1] .. txn.sf:pathq() },
     ["x-original-method"] = { txn.sf:method() },
-  }
-  for _, name in ipairs(ASKED) do
-    local list = values(headers, name)
-    if #list > 0 then
-      ask[name] = list
-    end
-  end
+  })
 
-  local ok, res = pcall(function()
-    return core.httpclient():get({ url = gate .. "/_gate/auth-request", headers = ask, timeout = try })
-  end)
-  if not ok or type(res) ~= "table" or type(res.headers) ~= "table" then
+  local res = ask_gate(gate, "/_gate/auth-request", ask, try)
+  if res == nil then
     return unavailable(txn)
   end
   local status = res.status

@@ -7,14 +7,7 @@
  */
 import type { Decision, DenialReason } from '../decision/types.js'
 import { requiredText } from '../decision/required-text.js'
-import {
-  ForbiddenError,
-  InvalidArgumentError,
-  InvalidOptionError,
-  InvalidTokenError,
-  TokenMalformedError,
-  TokenMissingError,
-} from '../errors.js'
+import { ForbiddenError, InvalidArgumentError, InvalidOptionError } from '../errors.js'
 import { createHttpErrorRenderer, type HttpErrorAnswer } from './http-error.js'
 import {
   createMembershipResolver,
@@ -26,8 +19,10 @@ import {
 import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
 import { rejectUnknownKeys } from '../option-checks.js'
 import { RESOLVER_OPTION_KEYS } from '../resolver/options.js'
+import { chooseService } from '../services/choose-service.js'
 import type { ServiceResolvers } from '../services/service-resolvers.js'
-import { bearerCandidate, extractBearerToken, isWellFormedToken } from '../token.js'
+import { bearerCandidate, extractBearerToken } from '../token.js'
+import { NO_OPTIONS, readFoundToken, type Credentials } from './credentials.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
 
@@ -128,38 +123,6 @@ export interface GuardCore {
   answer(error: unknown, accept?: string | null): HttpErrorAnswer | undefined
 }
 
-/**
- * What a `getToken` option returns: the token, or the token with its expiry (ms since the
- * epoch, such as `tokenSet.expiresAt` from `voot-guard/oauth`) so that no cached answer
- * outlives it; `undefined` when the request carries none.
- *
- * @example
- * ```ts
- * const found: FoundToken = { token: session.accessToken, expiresAt: session.expiresAt }
- * ```
- */
-export type FoundToken =
-  | string
-  | {
-      readonly token: string
-      readonly expiresAt?: number | undefined
-      /** With the guard's `services`: the group service this token is for (the one it signed in with). */
-      readonly service?: string | undefined
-    }
-  | undefined
-
-/**
- * Where the token comes from: the `Authorization` header (default), or a token found
- * elsewhere by a `getToken` option.
- *
- * @example
- * ```ts
- * const fromHeader: Credentials = { authorization: 'Bearer abc' }
- * const fromSession: Credentials = { token: session.accessToken }
- * ```
- */
-export type Credentials = { readonly authorization: string | readonly string[] | undefined } | { readonly token: FoundToken }
-
 const CONTROL = /[\u0000-\u001f\u007f]/
 
 /**
@@ -233,42 +196,6 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     return requirement
   }
 
-  const NO_OPTIONS: ResolveOptions = {}
-
-  /** The token `getToken` found and the per-call options that carry its expiry, when known. */
-  function readFoundToken(credentials: { readonly token: FoundToken }): {
-    token: string
-    options: ResolveOptions
-    service: string | undefined
-  } {
-    const found = credentials.token
-    const token = typeof found === 'object' && found !== null ? found.token : found
-    if (token === undefined || token === null || token === '') throw new TokenMissingError()
-    if (!isWellFormedToken(token)) throw new TokenMalformedError()
-    const expiresAt = typeof found === 'object' && found !== null ? found.expiresAt : undefined
-    if (expiresAt !== undefined && (typeof expiresAt !== 'number' || Number.isNaN(expiresAt))) {
-      throw new InvalidArgumentError('getToken(): expiresAt must be a number of ms since the epoch')
-    }
-    const service = typeof found === 'object' && found !== null ? found.service : undefined
-    return { token, options: expiresAt === undefined ? NO_OPTIONS : { tokenExpiresAt: expiresAt }, service }
-  }
-
-  /**
-   * The service a token goes to, chosen and never guessed by trying: the token source's,
-   * else its issuer's, else the guard's. `undefined` without `services`.
-   */
-  function chooseService(token: string, named: string | undefined): string | undefined {
-    if (services === undefined) {
-      if (named !== undefined) throw new InvalidArgumentError('getToken() returned a service, but the guard has no `services` option')
-      return undefined
-    }
-    const chosen = named ?? services.serviceOfToken(token) ?? defaultService
-    if (chosen === undefined) throw new InvalidTokenError('No group service of this application accepts this token')
-    // An unknown name from getToken is a programming error (a 500), not the user's.
-    services.resolver(chosen)
-    return chosen
-  }
-
   function fail(error: unknown): never {
     throw renderer.toHttpError(error) ?? error
   }
@@ -295,11 +222,11 @@ export function createGuardCore(options: GuardOptions): GuardCore {
           (services !== undefined || resolver.checkNow === undefined ? undefined : bearerCandidate(credentials.authorization)) ??
           extractBearerToken(credentials.authorization)
         options = NO_OPTIONS
-        service = services === undefined ? undefined : chooseService(token, undefined)
+        service = services === undefined ? undefined : chooseService(services, token, undefined, defaultService)
       } else {
         let named: string | undefined
         ;({ token, options, service: named } = readFoundToken(credentials))
-        service = chooseService(token, named)
+        service = chooseService(services, token, named, defaultService)
       }
     } catch (error) {
       return Promise.reject(renderer.toHttpError(error) ?? error)
@@ -342,71 +269,6 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     },
     authorizeNow,
     answer: (error, accept) => renderer.answer(error, accept),
-  }
-}
-
-/**
- * An adapter's `getToken` option: finds the token of a request elsewhere than in the
- * `Authorization` header. It returns the token, `{ token, expiresAt }` (ms since the epoch,
- * such as a `voot-guard/oauth` `TokenSet`'s `expiresAt`) so that no cached answer outlives
- * it, `undefined` (or `null`) when the request carries none, or a promise of one of those.
- * Anything else (a `TokenSet` itself, an object without `token`) is a programming error,
- * answered as one (a 500 through the framework), never as a request without credentials.
- *
- * @example
- * ```ts
- * const getToken: TokenSource<Request> = async (req) => {
- *   const tokens = await sessions.tokensOf(req)
- *   return tokens === undefined ? undefined : { token: tokens.accessToken, expiresAt: tokens.expiresAt }
- * }
- * ```
- */
-export type TokenSource<R> = (request: R) => FoundToken | null | PromiseLike<FoundToken | null>
-
-/** What `getToken` returned, checked: the credentials, or an error that names `getToken`. */
-function foundCredentials(found: unknown): Credentials {
-  if (found === undefined || found === null || typeof found === 'string') return { token: found ?? undefined }
-  if (typeof found === 'object' && 'token' in found) {
-    const { token } = found
-    const service = (found as { service?: unknown }).service
-    if ((token === undefined || token === null || typeof token === 'string') && (service === undefined || typeof service === 'string')) {
-      return { token: found as FoundToken }
-    }
-  }
-  const hint =
-    typeof found === 'object' && 'accessToken' in found
-      ? ' (a TokenSet? return { token: tokens.accessToken, expiresAt: tokens.expiresAt })'
-      : ''
-  throw new InvalidArgumentError(
-    `getToken() must return a string, { token, expiresAt?, service? }, undefined, or a promise of one of those${hint}`,
-  )
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
-}
-
-/**
- * Builds an adapter's reader of {@link Credentials}: the `Authorization` header by
- * default, or the adapter's `getToken` option (validated here, at creation). With a
- * `getToken` that returns a promise, the reader returns a promise of the credentials.
- * `createGuardFlow` builds it once per adapter.
- *
- * @example
- * ```ts
- * const credentialsOf = createCredentialsReader(options.getToken, (req: Request) => authorizationOf(req))
- * const credentials = await credentialsOf(req)
- * ```
- */
-export function createCredentialsReader<R>(
-  getToken: TokenSource<R> | undefined,
-  authorizationOf: (request: R) => string | readonly string[] | undefined,
-): (request: R) => Credentials | Promise<Credentials> {
-  if (getToken === undefined) return (request) => ({ authorization: authorizationOf(request) })
-  if (typeof getToken !== 'function') throw new InvalidOptionError('getToken', 'must be a function')
-  return (request) => {
-    const found: unknown = getToken(request)
-    return isPromiseLike(found) ? Promise.resolve(found).then(foundCredentials) : foundCredentials(found)
   }
 }
 

@@ -138,16 +138,15 @@ export function changeMembership(target: ConsoleTarget, change: MembershipChange
   const active = change.active ?? before?.active ?? true
   const notBefore = 'notBefore' in change ? dateField('notBefore', change.notBefore) : before?.notBefore
   const notAfter = 'notAfter' in change ? dateField('notAfter', change.notAfter) : before?.notAfter
+  // What the membership had besides these (a display name, an affiliation) stays.
+  const { active: _active, notBefore: _from, notAfter: _until, ...kept } = before ?? {}
   const membership: Membership = {
-    ...before,
+    ...kept,
     basic: role,
     ...(active ? {} : { active: false }),
     ...(notBefore === undefined ? {} : { notBefore }),
     ...(notAfter === undefined ? {} : { notAfter }),
   }
-  if (active) delete (membership as { active?: boolean }).active
-  if (notBefore === undefined) delete (membership as { notBefore?: string }).notBefore
-  if (notAfter === undefined) delete (membership as { notAfter?: string }).notAfter
   const entry = { groupId: change.group, membership }
   if (at < 0) user.memberships.push(entry)
   else user.memberships[at] = entry
