@@ -22,7 +22,8 @@ import {
 import { fromContract, type Answer } from './answer.js'
 import type { CompiledRule, GateSettings } from './config-types.js'
 import type { GateMetrics } from './metrics.js'
-import type { GateOAuth } from './oauth-clients.js'
+import type { GateSignIns } from './oauth-clients.js'
+import { isServiceOfGate, type ServiceRouter } from './service-route.js'
 import { isBrowserRequest, originalRequest, type CheckProtocol, type OriginalRequest, type ProxyRequest } from './original-request.js'
 import { normalisePath } from './path-normalise.js'
 import { isKnownHost, matchRule } from './rules.js'
@@ -43,6 +44,8 @@ interface CheckSoFar {
 interface CheckInput extends CheckSoFar {
   readonly original: OriginalRequest
   readonly rule: CompiledRule
+  /** The original request's path, normalised (what the rules and the services' routes match). */
+  readonly path: string
   /** The `Authorization` header(s); `undefined` when the request has none, and then {@link session} is set. */
   readonly authorization: string | readonly string[] | undefined
   readonly session: GateSession | undefined
@@ -71,11 +74,21 @@ const CHECK_IO: FrameworkIO<CheckInput, CheckAnswers, undefined, CheckResult> = 
   fail: (error) => Promise.reject(error),
 }
 
-/** A check's credentials: the bearer token of its `Authorization` header, else its session's access token and expiry. */
-function checkToken(input: CheckInput): FoundToken {
+/**
+ * A check's credentials: the bearer token of its `Authorization` header, else its session's
+ * access token and expiry; with several services, and the service it goes to (the
+ * session's, or the one `router` routes the bearer token to).
+ */
+function checkToken(input: CheckInput, router: ServiceRouter | undefined): FoundToken {
   const { session } = input
-  if (session === undefined) return extractBearerToken(input.authorization)
-  return session.expiresAt === undefined ? session.accessToken : { token: session.accessToken, expiresAt: session.expiresAt }
+  if (session === undefined) {
+    const token = extractBearerToken(input.authorization)
+    if (router === undefined) return token
+    return { token, service: router.bearer(input.original.host, input.path, token) }
+  }
+  const { accessToken: token, expiresAt, service } = session
+  if (router === undefined && expiresAt === undefined) return token
+  return { token, ...(expiresAt === undefined ? {} : { expiresAt }), ...(service === undefined ? {} : { service }) }
 }
 
 /** The flow the check endpoints run, over a guard core made from `options` (the gate's `service`). */
@@ -83,6 +96,7 @@ export type CheckFlow = GuardFlow<CheckInput, CheckAnswers, undefined, CheckResu
 
 /**
  * Creates the gate's flow and, with it, its guard core; options as `createGuardCore`'s.
+ * With several services (`options.services`), `router` says which one a bearer token goes to.
  *
  * @example
  * ```ts
@@ -90,8 +104,8 @@ export type CheckFlow = GuardFlow<CheckInput, CheckAnswers, undefined, CheckResu
  * compileRules(settings.rules, flow.core, problems)
  * ```
  */
-export function createCheckFlow(options: GuardOptions): CheckFlow {
-  return createGuardFlow({ ...options, getToken: checkToken }, CHECK_IO)
+export function createCheckFlow(options: GuardOptions, router?: ServiceRouter): CheckFlow {
+  return createGuardFlow({ ...options, getToken: (input: CheckInput) => checkToken(input, router) }, CHECK_IO)
 }
 
 /** What the check endpoints need. */
@@ -100,8 +114,12 @@ export interface CheckDependencies {
   readonly rules: readonly CompiledRule[]
   readonly settings: GateSettings
   readonly trusted: TrustCheck
-  readonly cookies: SessionCookies | undefined
-  readonly oauth: GateOAuth | undefined
+  /** Where a request's session is read (the policy tests hand the session of a test). */
+  readonly cookies: Pick<SessionCookies, 'readSession'> | undefined
+  /** The sign-ins: a browser refused for want of credentials is sent to sign in when there is one. */
+  readonly signIns: GateSignIns
+  /** With several services, which one a check's token goes to. */
+  readonly router: ServiceRouter | undefined
   readonly metrics: GateMetrics
   readonly now: () => number
   /** Told of every check as it is answered (the decision log and the policy tests listen). */
@@ -147,7 +165,7 @@ const NON_ASCII = /[^\u0000-\u007f]/
 
 /** Creates the handler of the check endpoints. */
 export function createCheckHandler(deps: CheckDependencies): CheckHandler {
-  const { flow, rules, settings, trusted, cookies, oauth, metrics, now, observe } = deps
+  const { flow, rules, settings, trusted, cookies, signIns, router, metrics, now, observe } = deps
   const { core } = flow
   const realm = `Bearer realm=${quoteHeaderValue(core.realm)}`
   const contract = (error: unknown): HttpErrorAnswer => core.answer(error) as HttpErrorAnswer
@@ -183,7 +201,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
 
   /** A refusal as the protocol can pass it on: a 401 sends a browser to sign in, when the gate can sign people in. */
   function refused(protocol: CheckProtocol, answer: HttpErrorAnswer, req: ProxyRequest, original: OriginalRequest): Answer {
-    if (answer.status === 401 && oauth !== undefined && isBrowserRequest(req, original)) {
+    if (answer.status === 401 && signIns.size > 0 && isBrowserRequest(req, original)) {
       const location = signInLocation(original)
       // nginx's auth_request passes on 2xx, 401 and 403 only; its error_page 401 reads this Location.
       if (protocol === 'auth-request') return fromContract(answer, { location })
@@ -209,10 +227,12 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     return typeof reason === 'string' ? reason : typeof code === 'string' ? code : 'error'
   }
 
-  function userOf(session: GateSession | undefined, bearer: string | undefined): string | Promise<string> {
-    if (session !== undefined) return session.sub
-    if (oauth === undefined || bearer === undefined) return ''
-    return oauth.subjectOf(bearer)
+  /** The user's `sub`: the session's, else userinfo's of the bearer token's service, when it signs people in. */
+  function userOf(input: CheckInput, bearer: string | undefined): string | Promise<string> {
+    if (input.session !== undefined) return input.session.sub
+    if (bearer === undefined || signIns.size === 0) return ''
+    const oauth = signIns.get(router?.bearer(input.original.host, input.path, bearer))
+    return oauth === undefined ? '' : oauth.subjectOf(bearer)
   }
 
   function userinfoFailure(error: unknown): HttpErrorAnswer {
@@ -233,7 +253,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       // A header the core accepted, so the token reads as it did there.
       const bearer = session === undefined && typeof authorization === 'string' ? extractBearerToken(authorization) : undefined
       const token = session?.accessToken ?? bearer
-      const user = userOf(session, bearer)
+      const user = userOf(input, bearer)
       if (typeof user === 'string') return counted(input, allowed(rule, user, token), 'allowed', user)
       return user.then(
         (sub) => counted(input, allowed(rule, sub, token), 'allowed', sub),
@@ -277,6 +297,9 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     let session: GateSession | undefined
     if (authorization === undefined) {
       session = cookies?.readSession(req.headers.cookie, original)
+      // A session names the service it signed in with, and it must be one of the gate's:
+      // else (the configuration changed since) it signs in again, its token sent nowhere.
+      if (session !== undefined && !isServiceOfGate(router, session.service)) session = undefined
       // An expired session goes to /_gate/signin, which refreshes it where it can set the cookie.
       if (session === undefined || (session.expiresAt !== undefined && session.expiresAt - EXPIRY_MARGIN <= now())) {
         const why = session === undefined ? 'no_credentials' : 'session_expired'
@@ -284,6 +307,6 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       }
     }
     // The step's promise settles with the answer (a promise of one is followed through).
-    return step({ protocol, req, started, original, rule, authorization, session }, answers, undefined) as CheckResult
+    return step({ protocol, req, started, original, rule, path, authorization, session }, answers, undefined) as CheckResult
   }
 }

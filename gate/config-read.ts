@@ -7,8 +7,9 @@
  */
 import { isIP } from 'node:net'
 import { nearestKey } from '../src/adapter-kit.js'
-import { parseDuration } from './duration.js'
 import { ProblemList, type GateConfigPath } from './config-problem.js'
+import { readOAuthSection, readServiceSection, readServicesSection } from './config-service.js'
+import { durationAt, HOST_NAME, isObject, keysOf, objectAt, pathGlobProblem, stringAt, stringListAt } from './config-values.js'
 import type { GateRule, GateSettings } from './config-types.js'
 import type { DecisionLogSettings } from './decision-log.js'
 import { isLoopbackHostname } from './loopback.js'
@@ -17,32 +18,17 @@ import { ruleCovers } from './rule-coverage.js'
 import { parseCidr } from './trusted-proxies.js'
 
 type Path = GateConfigPath
-type Obj = Record<string, unknown>
 
 const TOP_KEYS = [
-  'listen', 'trustedProxies', 'fastcgi', 'service', 'oauth', 'cookie', 'redis', 'redirectHosts', 'strictHosts', 'headers',
+  'listen', 'trustedProxies', 'fastcgi', 'service', 'oauth', 'services', 'groupPrefixes', 'cookie', 'redis', 'redirectHosts', 'strictHosts', 'headers',
   'log', 'extensionMethods', 'rules', 'fixtures', 'tests',
 ] // prettier-ignore
-/** The resolver's options a file can set (code-only ones, such as `dispatcher`, are not among them). */
-const SERVICE_KEYS = [
-  'baseUrl', 'timeout', 'maxResponseBytes', 'userAgent', 'allowInsecureHttp', 'cache', 'roles', 'maxInflight', 'retries',
-  'retryDelay', 'circuitBreaker', 'denials',
-] // prettier-ignore
-const SERVICE_DURATIONS = ['timeout', 'retryDelay']
-const CACHE_KEYS = ['max', 'maxBytes', 'ttl', 'negativeTtl', 'staleIfError']
-const CACHE_DURATIONS = ['ttl', 'negativeTtl', 'staleIfError']
-const BREAKER_KEYS = ['failureThreshold', 'cooldown']
-const OAUTH_KEYS = [
-  'issuer', 'authUrl', 'clientId', 'clientSecret', 'scopes', 'redirectUri', 'tokenEndpointAuthMethod', 'discovery',
-  'timeout', 'idTokenAlgorithms', 'clockTolerance', 'pushedAuthorizationRequests',
-] // prettier-ignore
-const OAUTH_DURATIONS = ['timeout', 'clockTolerance']
 const COOKIE_KEYS = ['name', 'secrets', 'maxAge']
 const REDIS_KEYS = ['url', 'secret', 'prefix']
 const HEADER_KEYS = ['user', 'rule', 'token']
 const LOG_KEYS = ['decisions', 'allowed', 'user']
 const RULE_KEYS = ['id', 'host', 'path', 'methods', 'allow', 'require']
-const REQUIRE_KEYS = ['group', 'anyOf', 'allOf', 'groupOfType', 'role']
+const REQUIRE_KEYS = ['group', 'anyOf', 'allOf', 'groupOfType', 'role', 'service']
 const REQUIRE_KINDS = ['group', 'anyOf', 'allOf', 'groupOfType']
 const ALLOW_VALUES = ['anyone', 'signed-in']
 const DEFAULT_TRUSTED = ['127.0.0.1/32', '::1/128']
@@ -52,79 +38,8 @@ const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']
 // An extension method as the gate can read it from a proxy: letters, then letters, digits, "-" or "_".
 const EXTENSION_METHOD = /^[A-Z][A-Z0-9_-]{0,19}$/
-const HOST = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
 const SECRET_MIN = 32
 const COOKIE_MAX_AGE = 8 * 3_600_000
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Refuses the keys of `value` that are not in `known`, with a suggestion. */
-function keysOf(problems: ProblemList, path: Path, value: Obj, known: readonly string[]): void {
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) problems.add([...path, key], 'unknown key', nearestKey(key, known))
-  }
-}
-
-function objectAt(problems: ProblemList, path: Path, value: unknown, required: boolean): Obj | undefined {
-  if (value === undefined || value === null) {
-    if (required) problems.add(path, 'is required')
-    return undefined
-  }
-  if (!isObject(value)) {
-    problems.add(path, 'must be a mapping of keys to values')
-    return undefined
-  }
-  return value
-}
-
-function stringAt(problems: ProblemList, path: Path, value: unknown, required = false): string | undefined {
-  if (value === undefined || value === null) {
-    if (required) problems.add(path, 'is required')
-    return undefined
-  }
-  if (typeof value !== 'string' || value === '') {
-    problems.add(path, 'must be a non-empty string')
-    return undefined
-  }
-  return value
-}
-
-function stringListAt(problems: ProblemList, path: Path, value: unknown, required = false): string[] | undefined {
-  if (value === undefined || value === null) {
-    if (required) problems.add(path, 'is required')
-    return undefined
-  }
-  if (!Array.isArray(value) || value.length === 0) {
-    problems.add(path, 'must be a non-empty list')
-    return undefined
-  }
-  let ok = true
-  value.forEach((item, index) => {
-    if (typeof item !== 'string' || item === '') {
-      problems.add([...path, index], 'must be a non-empty string')
-      ok = false
-    }
-  })
-  return ok ? (value as string[]) : undefined
-}
-
-function durationAt(problems: ProblemList, path: Path, value: unknown): number | undefined {
-  if (value === undefined) return undefined
-  const ms = parseDuration(value)
-  if (ms === undefined) problems.add(path, 'must be a duration such as "30s", "8h", "250ms", or a number of seconds')
-  return ms
-}
-
-/** Copies `value` with the named keys turned from durations into ms. */
-function withDurations(problems: ProblemList, path: Path, value: Obj, durations: readonly string[]): Obj {
-  const out: Obj = { ...value }
-  for (const key of durations) {
-    if (value[key] !== undefined) out[key] = durationAt(problems, [...path, key], value[key]) ?? value[key]
-  }
-  return out
-}
 
 /** Splits `host:port` (IPv6 in brackets); `at` is the key's path (`listen`, `fastcgi.listen`). */
 function readListen(problems: ProblemList, value: unknown, at: Path = ['listen'], defaultPort = 4181): { host: string; port: number } {
@@ -186,13 +101,12 @@ function readRule(
   }
   const matching = problems.items.length
   const host = stringAt(problems, [...path, 'host'], rule['host'])
-  if (host !== undefined && !HOST.test(host.toLowerCase())) {
+  if (host !== undefined && !HOST_NAME.test(host.toLowerCase())) {
     problems.add([...path, 'host'], 'must be a host name such as "wiki.example.org" or "*.example.org" (no port, no scheme)')
   }
   const pathGlob = stringAt(problems, [...path, 'path'], rule['path'])
-  if (pathGlob !== undefined && (!pathGlob.startsWith('/') || /[?#%\\\s]/.test(pathGlob) || /\/\.{1,2}(?:\/|$)/.test(pathGlob))) {
-    problems.add([...path, 'path'], 'must be a path glob starting with "/", without "?", "#", "%", "\\", spaces or dot segments')
-  }
+  const globProblem = pathGlob === undefined ? undefined : pathGlobProblem(pathGlob)
+  if (globProblem !== undefined) problems.add([...path, 'path'], globProblem)
   const methods = stringListAt(problems, [...path, 'methods'], rule['methods'])
   methods?.forEach((method, i) => {
     if (methodsKnown.includes(method.toUpperCase())) return
@@ -307,6 +221,7 @@ function readRequire(problems: ProblemList, path: Path, value: unknown): void {
     stringListAt(problems, [...path, kind], require[kind])?.forEach((id, index) => groupIdAt(problems, [...path, kind, index], id))
   }
   if (require['role'] !== undefined) stringAt(problems, [...path, 'role'], require['role'])
+  if (require['service'] !== undefined) stringAt(problems, [...path, 'service'], require['service'])
 }
 
 /**
@@ -318,7 +233,7 @@ function readRequire(problems: ProblemList, path: Path, value: unknown): void {
  */
 export function readGateSettings(input: unknown, problems: ProblemList): GateSettings {
   if (!isObject(input)) {
-    problems.add([], 'the configuration must be a mapping with at least "service" and "rules"')
+    problems.add([], 'the configuration must be a mapping with at least "service" (or "services") and "rules"')
     return readGateSettings({ rules: null, service: null }, new ProblemList())
   }
   keysOf(problems, [], input, TOP_KEYS)
@@ -335,36 +250,17 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
   }
   const fastcgi = readFastCgi(problems, input['fastcgi'], input['trustedProxies'] !== undefined, listen)
 
-  let service: Obj = {}
-  const serviceIn = objectAt(problems, ['service'], input['service'], true)
-  if (serviceIn !== undefined) {
-    keysOf(problems, ['service'], serviceIn, SERVICE_KEYS)
-    stringAt(problems, ['service', 'baseUrl'], serviceIn['baseUrl'], true)
-    service = withDurations(problems, ['service'], serviceIn, SERVICE_DURATIONS)
-    const cache = objectAt(problems, ['service', 'cache'], serviceIn['cache'], false)
-    if (cache !== undefined) {
-      keysOf(problems, ['service', 'cache'], cache, CACHE_KEYS)
-      service['cache'] = withDurations(problems, ['service', 'cache'], cache, CACHE_DURATIONS)
-    }
-    const breaker = serviceIn['circuitBreaker']
-    if (isObject(breaker)) {
-      keysOf(problems, ['service', 'circuitBreaker'], breaker, BREAKER_KEYS)
-      service['circuitBreaker'] = withDurations(problems, ['service', 'circuitBreaker'], breaker, ['cooldown'])
-    }
+  const services = readServicesSection(problems, input['services'], input['groupPrefixes'])
+  if (services !== undefined) {
+    // Each service has its own: a section beside them would leave a reader guessing whose it is.
+    if (input['service'] !== undefined) problems.add(['service'], 'give either "service" or "services", not both')
+    if (input['oauth'] !== undefined) problems.add(['oauth'], 'with "services", each service has its own "oauth" (services.<name>.oauth)')
   }
+  const service = services === undefined ? readServiceSection(problems, ['service'], input['service']) : {}
+  const oauth = services === undefined ? readOAuthSection(problems, ['oauth'], input['oauth']) : undefined
+  const signsIn = oauth !== undefined || (services?.list.some((each) => each.oauth !== undefined) ?? false)
 
-  let oauth: Obj | undefined
-  const oauthIn = objectAt(problems, ['oauth'], input['oauth'], false)
-  if (oauthIn !== undefined) {
-    keysOf(problems, ['oauth'], oauthIn, OAUTH_KEYS)
-    stringAt(problems, ['oauth', 'clientId'], oauthIn['clientId'], true)
-    if ((oauthIn['issuer'] === undefined) === (oauthIn['authUrl'] === undefined)) {
-      problems.add(['oauth', 'issuer'], 'give exactly one of "issuer" and "authUrl"')
-    }
-    oauth = withDurations(problems, ['oauth'], oauthIn, OAUTH_DURATIONS)
-  }
-
-  const cookieIn = objectAt(problems, ['cookie'], input['cookie'], oauthIn !== undefined)
+  const cookieIn = objectAt(problems, ['cookie'], input['cookie'], signsIn)
   let cookie: GateSettings['cookie'] = { name: undefined, secrets: [], maxAge: COOKIE_MAX_AGE }
   if (cookieIn !== undefined) {
     keysOf(problems, ['cookie'], cookieIn, COOKIE_KEYS)
@@ -396,7 +292,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
 
   const redirectHosts = stringListAt(problems, ['redirectHosts'], input['redirectHosts']) ?? []
   redirectHosts.forEach((host, index) => {
-    if (!HOST.test(host.toLowerCase()) && isIP(host) === 0)
+    if (!HOST_NAME.test(host.toLowerCase()) && isIP(host) === 0)
       problems.add(['redirectHosts', index], 'must be a host name such as "app.example.org"')
   })
 
@@ -438,12 +334,10 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     })
     reportUnreachable(problems, read)
   }
-  const policy = readPolicySettings(
-    problems,
-    input['fixtures'],
-    input['tests'],
-    rules.map((rule) => rule.id as string),
-  )
+  const policy = readPolicySettings(problems, input['fixtures'], input['tests'], {
+    rules: rules.map((rule) => rule.id as string),
+    services: services?.list.map((each) => each.name),
+  })
 
   const strictIn = input['strictHosts']
   if (strictIn !== undefined && typeof strictIn !== 'boolean') problems.add(['strictHosts'], 'must be true or false')
@@ -456,6 +350,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     fastcgi,
     service,
     oauth,
+    services,
     cookie,
     redis,
     redirectHosts: redirectHosts.map((host) => host.toLowerCase()),

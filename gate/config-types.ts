@@ -5,6 +5,7 @@
  * @module
  */
 import type { Requirement } from '../src/index.js'
+import type { GateServicesSettings } from './config-service.js'
 import type { DecisionLogSettings } from './decision-log.js'
 import type { GateFixtures, GatePolicyTest, PolicySettings } from './policy-config.js'
 
@@ -20,18 +21,24 @@ export type GateDuration = string | number
 
 /**
  * What a rule requires: exactly one of `group`, `anyOf`, `allOf`, `groupOfType`, with an
- * optional least `role`.
+ * optional least `role` (and, with several group services, an optional `service`).
  *
  * @example
  * ```ts
  * const staff: GateRequirement = { group: 'fc:org:example.org', role: 'admin' }
  * ```
  */
-export type GateRequirement =
-  | { readonly group: string; readonly role?: string }
-  | { readonly anyOf: readonly string[]; readonly role?: string }
-  | { readonly allOf: readonly string[]; readonly role?: string }
-  | { readonly groupOfType: string; readonly role?: string }
+export type GateRequirement = (
+  | { readonly group: string }
+  | { readonly anyOf: readonly string[] }
+  | { readonly allOf: readonly string[] }
+  | { readonly groupOfType: string }
+) & {
+  /** The least role. Default: any. */
+  readonly role?: string
+  /** With `services`: the service of the groups named, for ids that `groupPrefixes` does not assign. */
+  readonly service?: string
+}
 
 /**
  * One rule: which requests it matches (`host`, `path`, `methods`) and what they need
@@ -76,10 +83,18 @@ export interface GateConfig {
   readonly trustedProxies?: readonly string[]
   /** A FastCGI authorizer listener for Apache httpd's mod_authnz_fcgi: `{ listen: "127.0.0.1:4182" }`. Default: none. */
   readonly fastcgi?: { readonly listen: string }
-  /** The resolver's options (`baseUrl`, `timeout`, `roles`, `cache`, ...); durations as strings or seconds. */
-  readonly service: Readonly<Record<string, unknown>> & { readonly baseUrl: string }
-  /** `voot-guard/oauth` client options (`issuer` or `authUrl`, `clientId`, `clientSecret`, `scopes`, `redirectUri`). */
+  /** The resolver's options (`baseUrl`, `timeout`, `roles`, `cache`, ...); durations as strings or seconds. Not with `services`. */
+  readonly service?: Readonly<Record<string, unknown>> & { readonly baseUrl: string }
+  /** `voot-guard/oauth` client options (`issuer` or `authUrl`, `clientId`, `clientSecret`, `scopes`, `redirectUri`). Not with `services`. */
   readonly oauth?: Readonly<Record<string, unknown>> & { readonly clientId: string }
+  /**
+   * Several group services instead of `service` and `oauth`: by name, each with its
+   * `service` and `oauth`, a `label` for the sign-in page, and the `hosts`, `paths` and JWT
+   * `issuers` whose bearer tokens go to it. See docs/gate.md, "Several group services".
+   */
+  readonly services?: Readonly<Record<string, GateServiceConfig>>
+  /** With `services`: group id prefixes and the service they belong to, such as `{ "fc:": feide, "urn:collab:": surf }`. */
+  readonly groupPrefixes?: Readonly<Record<string, string>>
   /** The session cookie: `secrets` (the first seals, every one opens), `name`, `maxAge` (default `8h`). */
   readonly cookie?: { readonly name?: string; readonly secrets: readonly string[]; readonly maxAge?: GateDuration }
   /** The shared tier of `voot-guard/redis`. */
@@ -108,6 +123,29 @@ export interface GateConfig {
   readonly fixtures?: GateFixtures
   /** Policy tests, run offline by `voot-guard gate --test` (and `--check`). */
   readonly tests?: readonly GatePolicyTest[]
+}
+
+/**
+ * One group service of a gate with several (`services.<name>`).
+ *
+ * @example
+ * ```ts
+ * const feide: GateServiceConfig = { label: 'Feide', service: { baseUrl: 'https://groups-api.dataporten.no/groups' }, hosts: ['no.example.org'] }
+ * ```
+ */
+export interface GateServiceConfig {
+  /** What the sign-in page calls it. Default: its name. */
+  readonly label?: string
+  /** The resolver's options, as the single-service `service`. */
+  readonly service: Readonly<Record<string, unknown>> & { readonly baseUrl: string }
+  /** Its sign-in, as the single-service `oauth`. Default: none (its users come with bearer tokens). */
+  readonly oauth?: Readonly<Record<string, unknown>> & { readonly clientId: string }
+  /** Hosts (`no.example.org`, `*.example.org`) whose bearer tokens go to this service. */
+  readonly hosts?: readonly string[]
+  /** Path globs whose bearer tokens go to this service (the first service that matches). */
+  readonly paths?: readonly string[]
+  /** JWT access token issuers (`iss`) whose tokens go to this service. */
+  readonly issuers?: readonly string[]
 }
 
 /** A rule, compiled. */
@@ -140,9 +178,11 @@ export interface GateSettings {
   readonly trustedProxies: readonly string[]
   /** The FastCGI authorizer's address, when configured. */
   readonly fastcgi: { readonly listen: { readonly host: string; readonly port: number } } | undefined
-  /** Options for `createGuardCore`. */
+  /** Options for `createGuardCore` (empty with `services`). */
   readonly service: Readonly<Record<string, unknown>>
   readonly oauth: Readonly<Record<string, unknown>> | undefined
+  /** Several group services; `undefined` with one `service`. */
+  readonly services: GateServicesSettings | undefined
   readonly cookie: { readonly name: string | undefined; readonly secrets: readonly string[]; readonly maxAge: number }
   readonly redis: { readonly url: string; readonly secret: string; readonly prefix: string | undefined } | undefined
   readonly redirectHosts: readonly string[]

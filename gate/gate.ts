@@ -8,10 +8,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import { DEFAULT_CACHE_TTL, nearestKey, type GuardCore } from '../src/adapter-kit.js'
-import { group, InvalidOptionError, type SharedCache, VootError } from '../src/index.js'
+import { group, type SharedCache, VootError } from '../src/index.js'
 import { createRedisCache } from '../redis/index.js'
 import { jsonAnswer, writeAnswer, type Answer } from './answer.js'
-import { createCheckFlow, createCheckHandler, type CheckFlow, type CheckHandler, type CheckRecord } from './check.js'
+import { createCheckHandler, type CheckFlow, type CheckHandler, type CheckRecord } from './check.js'
 import { GateConfigError, ProblemList, type GateConfigProblem } from './config-problem.js'
 import { readGateSettings } from './config-read.js'
 import type { CompiledRule, GateConfig, GateSettings } from './config-types.js'
@@ -19,9 +19,11 @@ import { createDecisionLog, type DecisionLogOutput } from './decision-log.js'
 import { createForbiddenPage } from './forbidden.js'
 import { createGateMetrics } from './metrics.js'
 import { createWhoami } from './whoami.js'
-import { createGateOAuth, type GateOAuth } from './oauth-clients.js'
+import { createGateOAuth, type GateOAuth, type GateSignIns } from './oauth-clients.js'
+import { buildCheckFlow, closeResolvers, healthOf, refused, verifyResolvers } from './build-flow.js'
+import type { ServiceRouter } from './service-route.js'
 import { AUTH_REQUEST_PATH, EXT_AUTHZ_PREFIX } from './original-request.js'
-import { compileRules, isKnownHost, isRedirectHost } from './rules.js'
+import { compileRules, isKnownHost, isRedirectHost, rolesOf } from './rules.js'
 import { createSessionCookies } from './session.js'
 import { createSignInHandlers } from './sign-in.js'
 import { createTrustCheck } from './trusted-proxies.js'
@@ -74,66 +76,15 @@ export interface Built {
   readonly flow: CheckFlow
   readonly core: GuardCore
   readonly rules: readonly CompiledRule[]
-  readonly oauth: GateOAuth | undefined
-}
-
-/** Adds the error of a factory that refused an option to `problems`, under `section`; returns the option's path. */
-function refused(problems: ProblemList, section: string, error: unknown): string[] {
-  if (error instanceof InvalidOptionError) {
-    const option = error.option.replace(/^\(options\)$/, '')
-    const path = option === '' ? [section] : [section, ...option.split('.')]
-    // The reading may have said it already (a missing baseUrl): once is enough.
-    if (!problems.covers(path)) problems.add(path, error.message.replace(/^options\.[^:]*: /, ''))
-    return path.slice(1)
-  }
-  if (error instanceof VootError) {
-    if (!problems.covers([section])) problems.add([section], error.message)
-    return []
-  }
-  throw error
-}
-
-/** Where a refused option stands in for itself so that checking goes on: never served (the configuration is refused). */
-const STAND_IN: Readonly<Record<string, unknown>> = { baseUrl: 'http://127.0.0.1/' }
-
-/** `options` without the option at `path` (or with its stand-in), so that the factory can say what else it refuses. */
-function without(options: Readonly<Record<string, unknown>>, path: readonly string[]): Record<string, unknown> {
-  const [head, ...rest] = path
-  if (head === undefined) return { ...options }
-  const inner = options[head]
-  if (rest.length > 0 && typeof inner === 'object' && inner !== null) {
-    return { ...options, [head]: without(inner as Record<string, unknown>, rest) }
-  }
-  if (rest.length === 0 && head in STAND_IN) return { ...options, [head]: STAND_IN[head] }
-  return Object.fromEntries(Object.entries(options).filter(([key]) => key !== head))
-}
-
-/**
- * Makes the check flow from `service`. The resolver's factory throws at the first option it
- * refuses: each refused option is recorded, taken out (or stood in for), and the factory
- * asked again, so that one run reports every refused option and the rules are still
- * checked against a resolver (against the default roles when `roles` itself is refused).
- */
-function checkFlowOf(problems: ProblemList, service: Readonly<Record<string, unknown>>, extra: Record<string, unknown>): CheckFlow {
-  let options: Record<string, unknown> = { ...service }
-  const seen = new Set<string>()
-  for (;;) {
-    try {
-      return createCheckFlow({ ...options, ...extra, realm: 'voot-gate' })
-    } catch (error) {
-      const path = refused(problems, 'service', error)
-      const key = path.join('.')
-      // An error that names no option, or one already taken out: check on with the stand-ins alone.
-      if (path.length === 0 || seen.has(key)) return createCheckFlow({ ...STAND_IN, realm: 'voot-gate' })
-      seen.add(key)
-      options = without(options, path)
-    }
-  }
+  /** The sign-in of each service that signs people in; empty when none does. */
+  readonly signIns: GateSignIns
+  /** With several services, which one a check's token goes to. */
+  readonly router: ServiceRouter | undefined
 }
 
 /** Checks the fixtures' group ids and roles against the resolver, as a rule's are. */
 function checkFixtures(settings: GateSettings, core: GuardCore, problems: ProblemList): void {
-  const { roles } = core.resolver
+  const roles = rolesOf(core)
   for (const memberships of settings.policy.fixtures.values()) {
     for (const membership of memberships) {
       try {
@@ -170,26 +121,42 @@ export function buildGate(
   try {
     shared = problems.items.length === 0 ? sharedCache(settings.redis) : undefined
   } catch (error) {
-    refused(problems, 'redis', error)
+    refused(problems, ['redis'], error)
   }
-  const flow = checkFlowOf(problems, settings.service, { ...extra, ...(shared === undefined ? {} : { sharedCache: shared }) })
-  let oauth: GateOAuth | undefined
-  if (settings.oauth !== undefined) {
-    try {
-      const ttl = (settings.service['cache'] as { ttl?: number } | undefined)?.ttl ?? DEFAULT_CACHE_TTL
-      oauth = createGateOAuth(settings.oauth, ttl)
-    } catch (error) {
-      refused(problems, 'oauth', error)
-    }
-  }
+  const { flow, router } = buildCheckFlow(problems, settings, { ...extra, ...(shared === undefined ? {} : { sharedCache: shared }) })
+  const signIns = signInsOf(problems, settings)
   const { core } = flow
   const rules = compileRules(settings.rules, core, problems)
   checkFixtures(settings, core, problems)
   if (problems.items.length > 0) {
-    void core.resolver.close()
+    void closeResolvers(core)
     throw new GateConfigError(problems.items)
   }
-  return { settings, flow, core, rules, oauth }
+  return { settings, flow, core, rules, signIns, router }
+}
+
+/** The OAuth clients of each service that signs people in (the one service's under `undefined`). */
+function signInsOf(problems: ProblemList, settings: GateSettings): GateSignIns {
+  const signIns = new Map<string | undefined, GateOAuth>()
+  const each =
+    settings.services === undefined
+      ? [{ name: undefined, section: ['oauth'], oauth: settings.oauth, service: settings.service }]
+      : settings.services.list.map((one) => ({
+          name: one.name,
+          section: ['services', one.name, 'oauth'],
+          oauth: one.oauth,
+          service: one.service,
+        }))
+  for (const { name, section, oauth, service } of each) {
+    if (oauth === undefined) continue
+    try {
+      const ttl = (service['cache'] as { ttl?: number } | undefined)?.ttl ?? DEFAULT_CACHE_TTL
+      signIns.set(name, createGateOAuth(oauth, ttl))
+    } catch (error) {
+      refused(problems, section, error)
+    }
+  }
+  return signIns
 }
 
 /**
@@ -203,7 +170,7 @@ export function buildGate(
 export async function checkGateConfig(config: unknown): Promise<readonly GateConfigProblem[]> {
   try {
     const built = buildGate(config, () => undefined)
-    await built.core.resolver.close()
+    await closeResolvers(built.core)
     return []
   } catch (error) {
     if (error instanceof GateConfigError) return error.problems
@@ -278,7 +245,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
     throw error
   }
   const redisConnected = redis?.connect()
-  const { settings, flow, core, rules, oauth } = built
+  const { settings, flow, core, rules, signIns, router } = built
   const now = Date.now
   const trusted = createTrustCheck(settings.trustedProxies)
   const metrics = createGateMetrics()
@@ -291,17 +258,18 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
           secrets: [...settings.cookie.secrets, ...(settings.redis === undefined ? [] : [settings.redis.secret])],
         })
   const observe = decisions === undefined ? undefined : (record: CheckRecord) => decisions.record(record)
-  const checkNow = createCheckHandler({ flow, rules, settings, trusted, cookies, oauth, metrics, now, observe })
+  const checkNow = createCheckHandler({ flow, rules, settings, trusted, cookies, signIns, router, metrics, now, observe })
   const check: typeof checkNow =
     decisions === undefined ? checkNow : (protocol, req, url) => decisions.run(() => checkNow(protocol, req, url))
-  const whoami = createWhoami({ core, rules, settings, trusted, cookies })
+  const whoami = createWhoami({ core, rules, settings, trusted, cookies, router })
   const forbidden = createForbiddenPage(checkNow, cookies)
   const browser =
-    oauth === undefined || cookies === undefined
+    signIns.size === 0 || cookies === undefined
       ? undefined
       : createSignInHandlers({
           core,
-          oauth,
+          signIns,
+          router,
           cookies,
           trusted,
           isRedirectHost: (host) => isRedirectHost(rules, settings.redirectHosts, host),
@@ -314,14 +282,14 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
 
   const ready = (async () => {
     await redisConnected
-    await core.resolver.verify()
+    await verifyResolvers(core)
   })()
   ready.catch(() => {})
 
   let readiness: Promise<boolean> | undefined
   function isReady(): Promise<boolean> {
     if (readiness !== undefined) return readiness
-    const current = core.resolver.verify({ signal: AbortSignal.timeout(5_000) }).then(
+    const current = verifyResolvers(core, AbortSignal.timeout(5_000)).then(
       () => true,
       () => false,
     )
@@ -345,13 +313,13 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
       case '/_gate/readyz':
         if (closing) return jsonAnswer(503, { status: 'stopping' })
         return isReady().then((ok) =>
-          jsonAnswer(ok ? 200 : 503, { status: ok ? 'ready' : 'group service unreachable', groupService: core.resolver.health() }),
+          jsonAnswer(ok ? 200 : 503, { status: ok ? 'ready' : 'group service unreachable', groupService: healthOf(core) }),
         )
       case '/_gate/metrics':
         return {
           status: 200,
           headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
-          body: metrics.render(core.resolver.health(), decisions?.dropped),
+          body: metrics.render(healthOf(core), decisions?.dropped),
         }
       case '/_gate/signin':
         if (browser === undefined) return NOT_FOUND
@@ -406,7 +374,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
     async close() {
       closing = true
       await decisions?.close()
-      await core.resolver.close()
+      await closeResolvers(core)
       await redis?.quit()
     },
   }

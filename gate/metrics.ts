@@ -11,11 +11,18 @@ import type { ResolverHealth } from '../src/index.js'
 export interface GateMetrics {
   check(endpoint: string, status: number): void
   signIn(outcome: 'started' | 'completed' | 'failed' | 'refreshed' | 'signed-out'): void
-  /** The text exposition, with the resolver's health and the decision log's dropped lines. */
-  render(health: ResolverHealth, decisionLogDropped?: number): string
+  /**
+   * The text exposition, with the resolver's health (with several group services, each
+   * one's, labelled `service`) and the decision log's dropped lines.
+   */
+  render(health: ResolverHealth | Readonly<Record<string, ResolverHealth>>, decisionLogDropped?: number): string
 }
 
 const CIRCUIT: Readonly<Record<string, number>> = { closed: 0, 'half-open': 1, open: 2 }
+
+function isHealth(value: ResolverHealth | Readonly<Record<string, ResolverHealth>>): value is ResolverHealth {
+  return typeof (value as { status?: unknown }).status === 'string'
+}
 
 /** Creates the counters. */
 export function createGateMetrics(): GateMetrics {
@@ -33,6 +40,10 @@ export function createGateMetrics(): GateMetrics {
       signIns.set(label, (signIns.get(label) ?? 0) + 1)
     },
     render(health, decisionLogDropped = 0) {
+      // One group service: plain series, as ever; several: one series per service, by name.
+      const byService: readonly [string | undefined, ResolverHealth][] = isHealth(health) ? [[undefined, health]] : Object.entries(health)
+      const each = (value: (one: ResolverHealth) => number, metric: string) =>
+        byService.map(([service, one]) => `${metric}${service === undefined ? '' : `{service="${service}"}`} ${value(one)}`)
       const lines = [
         '# HELP voot_gate_checks_total Answers of the check endpoints, by endpoint and status.',
         '# TYPE voot_gate_checks_total counter',
@@ -44,16 +55,16 @@ export function createGateMetrics(): GateMetrics {
         ...[...signIns].map(([labels, value]) => `voot_gate_signins_total{${labels}} ${value}`),
         '# HELP voot_gate_up 1 when the group service is reachable (resolver status ok or degraded).',
         '# TYPE voot_gate_up gauge',
-        `voot_gate_up ${health.status === 'down' ? 0 : 1}`,
+        ...each((one) => (one.status === 'down' ? 0 : 1), 'voot_gate_up'),
         '# HELP voot_gate_circuit_state Circuit breaker towards the group service: 0 closed, 1 half-open, 2 open.',
         '# TYPE voot_gate_circuit_state gauge',
-        `voot_gate_circuit_state ${CIRCUIT[health.circuit] ?? 0}`,
+        ...each((one) => CIRCUIT[one.circuit] ?? 0, 'voot_gate_circuit_state'),
         '# HELP voot_gate_upstream_inflight Calls to the group service under way.',
         '# TYPE voot_gate_upstream_inflight gauge',
-        `voot_gate_upstream_inflight ${health.inflight}`,
+        ...each((one) => one.inflight, 'voot_gate_upstream_inflight'),
         '# HELP voot_gate_cache_entries Answers in the in-process cache.',
         '# TYPE voot_gate_cache_entries gauge',
-        `voot_gate_cache_entries ${health.cacheEntries}`,
+        ...each((one) => one.cacheEntries, 'voot_gate_cache_entries'),
         '# HELP voot_gate_decision_log_dropped_total Decision log lines dropped because their file could not keep up.',
         '# TYPE voot_gate_decision_log_dropped_total counter',
         `voot_gate_decision_log_dropped_total ${decisionLogDropped}`,

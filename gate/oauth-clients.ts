@@ -20,6 +20,12 @@ export interface GateOAuth {
   subjectOf(token: string): Promise<string>
 }
 
+/**
+ * The sign-ins of a gate: each service's OAuth clients by the service's name, the one
+ * service's under `undefined`. Empty when the gate signs nobody in.
+ */
+export type GateSignIns = ReadonlyMap<string | undefined, GateOAuth>
+
 /** A redirect URI that only serves to validate options and call userinfo. */
 const PLACEHOLDER_REDIRECT = 'https://gate.invalid/_gate/callback'
 

@@ -45,6 +45,12 @@ export interface GatePolicyTest {
   readonly name?: string
   readonly request: string
   readonly as: string
+  /**
+   * With several group services: the service `as` signed in with (the test's request then
+   * carries a session of it). Default: a bearer token, routed by the services' `hosts`,
+   * `paths` and `issuers`.
+   */
+  readonly service?: string
   readonly expect: 'allow' | 'deny' | 'signin'
   readonly rule?: string
 }
@@ -73,6 +79,8 @@ export interface PolicyTest {
   readonly target: string
   /** A fixture user, or `undefined` for `anonymous`. */
   readonly as: string | undefined
+  /** With several services: the one the user signed in with (`undefined`: a bearer token, routed as the gate routes it). */
+  readonly service: string | undefined
   readonly expect: GatePolicyTest['expect']
   readonly rule: string | undefined
 }
@@ -85,7 +93,7 @@ export interface PolicySettings {
 
 const ANONYMOUS = 'anonymous'
 const EXPECTS = ['allow', 'deny', 'signin']
-const TEST_KEYS = ['name', 'request', 'as', 'expect', 'rule']
+const TEST_KEYS = ['name', 'request', 'as', 'service', 'expect', 'rule']
 const MEMBERSHIP_KEYS = ['role', 'active', 'type']
 const USER = /^[A-Za-z0-9._@-]{1,64}$/
 // A request as a proxy describes it: a method, then an absolute http(s) URL taken as written.
@@ -178,7 +186,7 @@ function readTest(
   problems: ProblemList,
   path: GateConfigPath,
   value: unknown,
-  known: { number: number; users: readonly string[]; rules: readonly string[] },
+  known: { number: number; users: readonly string[]; rules: readonly string[]; services: readonly string[] | undefined },
 ): PolicyTest | undefined {
   const { number } = known
   if (!isObject(value)) {
@@ -189,7 +197,7 @@ function readTest(
   for (const key of Object.keys(value)) {
     if (!TEST_KEYS.includes(key)) problems.add([...path, key], 'unknown key', nearestKey(key, TEST_KEYS))
   }
-  const { name, request, as, expect, rule } = value
+  const { name, request, as, service, expect, rule } = value
   if (name !== undefined && (typeof name !== 'string' || name === '')) problems.add([...path, 'name'], 'must be a non-empty string')
   const parsed = typeof request === 'string' ? parseRequestLine(request) : undefined
   if (parsed === undefined) problems.add([...path, 'request'], 'must be "METHOD URL", such as "GET https://wiki.example.org/admin"')
@@ -197,6 +205,13 @@ function readTest(
   if (typeof as !== 'string' || !users.includes(as)) {
     const near = typeof as === 'string' ? nearestKey(as, users) : undefined
     problems.add([...path, 'as'], `must be "${ANONYMOUS}" or a user of "fixtures"`, near)
+  }
+  if (service !== undefined) {
+    if (known.services === undefined) problems.add([...path, 'service'], 'names a group service, but the gate has one "service"')
+    else if (typeof service !== 'string' || !known.services.includes(service)) {
+      const near = typeof service === 'string' ? nearestKey(service, known.services) : undefined
+      problems.add([...path, 'service'], `must name one of the services (${known.services.join(', ')})`, near)
+    } else if (as === ANONYMOUS) problems.add([...path, 'service'], `"${ANONYMOUS}" has no credentials, so no service`)
   }
   if (typeof expect !== 'string' || !EXPECTS.includes(expect)) {
     const near = typeof expect === 'string' ? nearestKey(expect, EXPECTS) : undefined
@@ -212,19 +227,21 @@ function readTest(
     title: typeof name === 'string' ? name : `${String(request).trim()} as ${String(as)}`,
     ...parsed,
     as: as === ANONYMOUS ? undefined : (as as string),
+    service: service as string | undefined,
     expect: expect as PolicyTest['expect'],
     rule: rule as string | undefined,
   }
 }
 
 /**
- * Reads `fixtures` and `tests`; `ruleIds` are the ids a test's `rule` may name.
+ * Reads `fixtures` and `tests`; `known.rules` are the ids a test's `rule` may name,
+ * `known.services` the services its `service` may (`undefined`: a gate of one service).
  */
 export function readPolicySettings(
   problems: ProblemList,
   fixturesIn: unknown,
   testsIn: unknown,
-  ruleIds: readonly string[],
+  known: { readonly rules: readonly string[]; readonly services: readonly string[] | undefined },
 ): PolicySettings {
   const fixtures = readFixtures(problems, fixturesIn)
   const tests: PolicyTest[] = []
@@ -235,7 +252,7 @@ export function readPolicySettings(
   }
   const users = [...fixtures.keys()]
   testsIn.forEach((value: unknown, index: number) => {
-    const test = readTest(problems, ['tests', index], value, { number: index + 1, users, rules: ruleIds })
+    const test = readTest(problems, ['tests', index], value, { number: index + 1, users, ...known })
     if (test !== undefined) tests.push(test)
   })
   return { fixtures, tests }

@@ -6,7 +6,10 @@
  *
  * @module
  */
-import type { ExplainedNode } from '../src/index.js'
+import type { Explanation, ExplainedNode, Requirement } from '../src/index.js'
+import { closeResolvers } from './build-flow.js'
+import { normalisePath } from './path-normalise.js'
+import type { GateSession, SessionCookies } from './session.js'
 import { errorDescriptionOf, type Answer } from './answer.js'
 import { createCheckHandler, type CheckHandler } from './check.js'
 import type { CompiledRule, GateSettings } from './config-types.js'
@@ -48,6 +51,11 @@ export interface PolicyRequest {
   readonly target: string
   /** `undefined`: no credentials (anonymous). */
   readonly token: string | undefined
+  /**
+   * With several group services: the service the user signed in with (the request then
+   * carries a session of it, as a browser's would). Default: a bearer token.
+   */
+  readonly service?: string | undefined
 }
 
 /** Decides requests the way the gate would; see {@link createPolicyRunner}. */
@@ -87,7 +95,9 @@ function reasonOf(answer: Answer, rule: CompiledRule | undefined): string {
 export function createPolicyRunner(config: unknown, options: { readonly live?: boolean } = {}): PolicyRunner {
   // The fixtures and the service's address, read first: the resolver is made with the fixtures' dispatcher.
   const preview = readGateSettings(config, new ProblemList())
-  const service = options.live === true ? undefined : createFixtureService(addressOf(preview.service['baseUrl']), preview.policy.fixtures)
+  const baseUrls =
+    preview.services === undefined ? [preview.service['baseUrl']] : preview.services.list.map((each) => each.service['baseUrl'])
+  const service = options.live === true ? undefined : createFixtureService(baseUrls.map(addressOf), preview.policy.fixtures)
   let built: Built
   try {
     built = buildGate(config, () => undefined, service === undefined ? {} : { dispatcher: service.dispatcher })
@@ -95,20 +105,35 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
     void service?.close()
     throw error
   }
-  const { flow, core, rules, settings } = built
+  const { flow, core, rules, settings, router } = built
   let answered: CompiledRule | undefined
+  /** The session of the request being decided, when it names its service (set by `decide`, read by the check). */
+  let session: GateSession | undefined
+  const sessions: Pick<SessionCookies, 'readSession'> = { readSession: () => session }
   // Browsers are not sent to sign in (an API client's 401 says the same), and no userinfo is asked: no OAuth client.
   const check: CheckHandler = createCheckHandler({
     flow,
     rules,
     settings,
     trusted: () => true,
-    cookies: undefined,
-    oauth: undefined,
+    cookies: sessions,
+    signIns: new Map(),
+    router,
     metrics: createGateMetrics(),
     now: Date.now,
     observe: (record) => (answered = record.rule),
   })
+
+  /** The decision tree of `requirement` for the request's token, on its service's resolver (its part of the requirement). */
+  function explainFor(request: PolicyRequest & { token: string }, requirement: Requirement): Promise<Explanation | undefined> {
+    const { services } = core
+    if (services === undefined) return core.resolver.explain(request.token, requirement)
+    const path = normalisePath(request.target) ?? '/'
+    const chosen = request.service ?? router?.bearer(request.authority.replace(/:\d+$/, '').toLowerCase(), path, request.token)
+    const projected = chosen === undefined ? undefined : services.project(requirement, chosen)
+    if (chosen === undefined || projected === undefined) return Promise.resolve(undefined)
+    return services.resolver(chosen).explain(request.token, projected)
+  }
 
   async function decide(request: PolicyRequest): Promise<PolicyVerdict> {
     // The request as Caddy's forward_auth would describe it (the protocol that carries every part as sent).
@@ -119,7 +144,17 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
       'x-forwarded-uri': request.target,
       accept: 'application/json',
     }
-    if (request.token !== undefined) headers['authorization'] = `Bearer ${request.token}`
+    session = undefined
+    if (request.token !== undefined && request.service !== undefined) {
+      session = {
+        accessToken: request.token,
+        expiresAt: undefined,
+        refreshToken: undefined,
+        sub: 'policy-test',
+        issuedAt: Date.now(),
+        service: request.service,
+      }
+    } else if (request.token !== undefined) headers['authorization'] = `Bearer ${request.token}`
     const proxyRequest: ProxyRequest = {
       method: 'GET',
       headers,
@@ -132,8 +167,8 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
     const rule = answered as CompiledRule | undefined
     let tree: ExplainedNode | undefined
     if (request.token !== undefined && rule !== undefined && rule.decision !== 'anyone' && answer.status !== 401) {
-      tree = await core.resolver.explain(request.token, rule.decision).then(
-        (explained) => explained.tree,
+      tree = await explainFor({ ...request, token: request.token }, rule.decision).then(
+        (explained) => explained?.tree,
         () => undefined,
       )
     }
@@ -159,14 +194,14 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
       const results: PolicyTestResult[] = []
       for (const test of settings.policy.tests) {
         const token = test.as === undefined ? undefined : tokenOf(test.as)
-        const verdict = await decide({ ...test, token })
+        const verdict = await decide({ ...test, token, service: test.service })
         const ok = verdict.outcome === test.expect && (test.rule === undefined || test.rule === verdict.rule)
         results.push({ test, ok, verdict })
       }
       return results
     },
     async close() {
-      await core.resolver.close()
+      await closeResolvers(core)
       await service?.close()
     },
   }

@@ -28,6 +28,11 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source === '' ? '/' : source}$`, 's')
 }
 
+/** The `service` a rule's requirement names, as the builders take it. */
+function scopeOf(want: Record<string, unknown>): { service: string } | undefined {
+  return typeof want['service'] === 'string' ? { service: want['service'] } : undefined
+}
+
 /** What a rule requires, in the words of the core's builders; `undefined` for a shape the reading refused already. */
 function requirementOf(rule: GateRule): Requirement | undefined {
   if (rule.allow === 'signed-in') return authenticated()
@@ -35,18 +40,27 @@ function requirementOf(rule: GateRule): Requirement | undefined {
   if (typeof want !== 'object' || want === null) return undefined
   const { group: id, groupOfType: type, anyOf: any, allOf: all, role } = want as Record<string, unknown>
   const roleOf = typeof role === 'string' ? role : undefined
-  if (typeof id === 'string') return group(id, roleOf)
-  if (typeof type === 'string') return groupOfType(type, roleOf)
+  const scope = scopeOf(want as Record<string, unknown>)
+  if (typeof id === 'string') return group(id, roleOf, scope)
+  if (typeof type === 'string') return groupOfType(type, roleOf, scope)
   const ids = any ?? all
   if (!Array.isArray(ids) || ids.length === 0 || !ids.every((item) => typeof item === 'string')) return undefined
-  const parts = ids.map((each) => group(each, roleOf))
+  const parts = ids.map((each) => group(each, roleOf, scope))
   return any !== undefined ? anyOf(...parts) : allOf(...parts)
 }
 
+/** Every role a rule may name: the resolver's, or with several services, any service's. */
+export function rolesOf(core: GuardCore): readonly string[] {
+  const { services } = core
+  if (services === undefined) return core.resolver.roles
+  return [...new Set(services.names.flatMap((name) => services.resolver(name).roles))]
+}
+
 /**
- * Every problem of a rule's requirement, each at its own key: each group id on its own (so
- * that two bad ids of an `anyOf` are two problems), then the role against the resolver's
- * roles, with the nearest one as a suggestion.
+ * Every problem of a rule's requirement, each at its own key: its `service`, each group id
+ * on its own (so that two bad ids of an `anyOf` are two problems), then the role against
+ * the resolver's roles (with several services, those of the groups' services), with the
+ * nearest one as a suggestion.
  */
 function requirementProblems(rule: GateRule, index: number, core: GuardCore, problems: ProblemList): void {
   const path = ['rules', index, 'require']
@@ -60,16 +74,38 @@ function requirementProblems(rule: GateRule, index: number, core: GuardCore, pro
       problems.add(at, error.message, suggest)
     }
   }
-  if (typeof want['group'] === 'string') attempt([...path, 'group'], () => group(want['group'] as string))
+  const scope = scopeOf(want)
+  const { services } = core
+  if (scope !== undefined && services === undefined) {
+    problems.add([...path, 'service'], 'names a group service, but the gate has one "service": give "services" to name several')
+    return
+  }
+  if (scope !== undefined && services !== undefined && !services.names.includes(scope.service)) {
+    problems.add(
+      [...path, 'service'],
+      `must name one of the services (${services.names.join(', ')})`,
+      nearestKey(scope.service, services.names),
+    )
+    return
+  }
+  const before = problems.items.length
+  if (typeof want['group'] === 'string') attempt([...path, 'group'], () => group(want['group'] as string, undefined, scope))
   for (const kind of ['anyOf', 'allOf']) {
     const ids = want[kind]
-    if (Array.isArray(ids)) ids.forEach((id, k) => typeof id === 'string' && attempt([...path, kind, k], () => group(id)))
+    if (Array.isArray(ids)) ids.forEach((id, k) => typeof id === 'string' && attempt([...path, kind, k], () => group(id, undefined, scope)))
   }
-  if (typeof want['groupOfType'] === 'string') attempt([...path, 'groupOfType'], () => groupOfType(want['groupOfType'] as string))
+  if (typeof want['groupOfType'] === 'string')
+    attempt([...path, 'groupOfType'], () => groupOfType(want['groupOfType'] as string, undefined, scope))
   const role = want['role']
-  if (typeof role === 'string') {
+  if (typeof role !== 'string') return
+  const suggest = nearestKey(role, rolesOf(core))
+  if (services === undefined) {
     // The role on its own, on a requirement whose other parts cannot fail.
-    attempt([...path, 'role'], () => groupOfType('voot-guard:role-check', role), nearestKey(role, core.resolver.roles))
+    attempt([...path, 'role'], () => groupOfType('voot-guard:role-check', role), suggest)
+  } else if (problems.items.length === before) {
+    // Each service has its roles: the role is checked with the groups it applies to.
+    const requirement = requirementOf(rule)
+    if (requirement !== undefined) attempt([...path, 'role'], () => requirement, suggest)
   }
 }
 
@@ -107,8 +143,8 @@ export function compileRules(rules: readonly GateRule[], core: GuardCore, proble
   return compiled
 }
 
-/** Whether a rule with a host names `host` (a wildcard one: any subdomain, one or more labels). */
-export function hostMatches(rule: CompiledRule, host: string): boolean {
+/** Whether a rule (or a service's route) with a host names `host` (a wildcard one: any subdomain, one or more labels). */
+export function hostMatches(rule: Pick<CompiledRule, 'host' | 'hostSuffix'>, host: string): boolean {
   const suffix = rule.hostSuffix
   return suffix === undefined ? rule.host === host : host.endsWith(suffix) && host.length > suffix.length
 }

@@ -23,6 +23,8 @@ export interface GateSession {
   readonly issuedAt: number
   /** The session's random id, for the sign-out list; made by `writeSession` when absent. */
   readonly sid?: string
+  /** With several group services: the one the user signed in with, where the access token goes. */
+  readonly service?: string | undefined
 }
 
 /** What a sign-in keeps between `/_gate/signin` and `/_gate/callback`. */
@@ -34,6 +36,8 @@ export interface SignInState {
   readonly rd: string
   readonly redirectUri: string
   readonly createdAt: number
+  /** With several group services: the one whose provider the user chose. */
+  readonly service?: string | undefined
 }
 
 /** Where a browser's request went: its scheme and host (lower-case, no port). */
@@ -121,14 +125,23 @@ export function createSessionCookies(
     readSession(header, origin) {
       const content = openCookie(sessions, header, nameFor(origin))
       if (!Array.isArray(content)) return undefined
-      const [version, accessToken, expiresAt, refreshToken, sub, issuedAt, host, sid] = content as unknown[]
+      const [version, accessToken, expiresAt, refreshToken, sub, issuedAt, host, sid, service] = content as unknown[]
       // Version 1 named no host: such a session signs in again rather than open on every host.
       if (version !== 2 || !isString(accessToken) || !isString(sub) || !fresh(issuedAt, config.maxAge)) return undefined
       if (expiresAt !== null && typeof expiresAt !== 'number') return undefined
       if (refreshToken !== null && !isString(refreshToken)) return undefined
       // Bound to the host it was made on: a copy taken to another host the gate serves opens nothing there.
       if (host !== origin.host || !isString(sid) || signedOut.has(sid)) return undefined
-      return { accessToken, expiresAt: expiresAt ?? undefined, refreshToken: refreshToken ?? undefined, sub, issuedAt, sid }
+      if (service !== undefined && service !== null && !isString(service)) return undefined
+      return {
+        accessToken,
+        expiresAt: expiresAt ?? undefined,
+        refreshToken: refreshToken ?? undefined,
+        sub,
+        issuedAt,
+        sid,
+        service: service ?? undefined,
+      }
     },
     writeSession(session, origin) {
       const name = nameFor(origin)
@@ -141,6 +154,7 @@ export function createSessionCookies(
         session.issuedAt,
         origin.host,
         session.sid ?? randomBytes(16).toString('base64url'),
+        session.service ?? null,
       ])
       const left = Math.max(1, maxAgeSeconds - Math.floor((now() - session.issuedAt) / 1000))
       return bounded(setCookie(name, sessions.seal(name, text), { secure: secureFor(origin), maxAge: left }))
@@ -154,6 +168,7 @@ export function createSessionCookies(
       const state = openCookie(signIns, header, signInName(origin)) as Partial<SignInState> | null | undefined
       if (typeof state !== 'object' || state === null || !fresh(state.createdAt, SIGN_IN_LIFETIME)) return undefined
       if (!isString(state.state) || !isString(state.codeVerifier) || !isString(state.rd) || !isString(state.redirectUri)) return undefined
+      if (state.service !== undefined && state.service !== null && !isString(state.service)) return undefined
       return state as SignInState
     },
     writeSignIn(state, origin) {

@@ -12,15 +12,20 @@ import { jsonAnswer, redirectAnswer, type Answer } from './answer.js'
 import { browserOrigin, type BrowserOrigin } from './browser-origin.js'
 import { isLoopbackHostname } from './loopback.js'
 import type { GateMetrics } from './metrics.js'
-import type { GateOAuth } from './oauth-clients.js'
+import type { GateOAuth, GateSignIns } from './oauth-clients.js'
 import { safeRedirect } from './redirect-target.js'
+import type { ServiceRouter } from './service-route.js'
 import type { GateSession, SessionCookies } from './session.js'
+import { signInChoicePage } from './sign-in-choice.js'
 import type { TrustCheck } from './trusted-proxies.js'
 
 /** What the browser endpoints need. */
 export interface SignInDependencies {
   readonly core: GuardCore
-  readonly oauth: GateOAuth
+  /** The sign-in of each service that signs people in (the one service's under `undefined`). */
+  readonly signIns: GateSignIns
+  /** With several services: which one a host and path are routed to, and their labels. */
+  readonly router: ServiceRouter | undefined
   readonly cookies: SessionCookies
   readonly trusted: TrustCheck
   /** Whether an absolute `rd` may name `host` besides the request's own. */
@@ -50,7 +55,7 @@ const unavailable = () =>
 
 /** Creates the handlers. */
 export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
-  const { core, oauth, cookies, trusted, isRedirectHost, isServedHost, metrics, now, log } = deps
+  const { core, signIns, router, cookies, trusted, isRedirectHost, isServedHost, metrics, now, log } = deps
 
   /** The request's origin, or the answer refusing it: no host named, or (strictHosts) one the gate does not serve. */
   function originOf(req: IncomingMessage): BrowserOrigin | Answer {
@@ -65,7 +70,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
   }
 
   async function refreshed(session: GateSession, origin: BrowserOrigin): Promise<string | undefined> {
-    if (session.refreshToken === undefined) return undefined
+    const oauth = signIns.get(session.service)
+    if (session.refreshToken === undefined || oauth === undefined) return undefined
     try {
       const client = oauth.clientFor(oauth.redirectUri ?? `${origin.scheme}://${origin.authority}/_gate/callback`)
       const tokens = await client.refresh(session.refreshToken)
@@ -82,6 +88,27 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
     } catch {
       return undefined
     }
+  }
+
+  /**
+   * The service a sign-in goes to: the one the browser chose (`service=`), else the one the
+   * target's host and path are routed to, else the only one; `undefined` for the gate's one
+   * service. An answer instead: the choice page, or the refusal of an unknown choice.
+   */
+  function signInService(query: URLSearchParams, origin: BrowserOrigin, rd: string): { service: string | undefined } | Answer {
+    const asked = query.get('service')
+    if (router === undefined)
+      return asked === null ? { service: undefined } : invalid('This gate has one group service: no service to choose')
+    if (asked !== null) return signIns.has(asked) ? { service: asked } : invalid('No such provider to sign in with')
+    const target = new URL(rd, `${origin.scheme}://${origin.authority}`)
+    const routed = router.routed(target.hostname, target.pathname)
+    if (routed !== undefined && signIns.has(routed)) return { service: routed }
+    const offered = [...signIns.keys()].filter((name): name is string => name !== undefined)
+    if (offered.length === 1) return { service: offered[0] }
+    return signInChoicePage(
+      offered.map((service) => ({ service, label: router.labelOf(service) })),
+      rd,
+    )
   }
 
   return {
@@ -101,6 +128,10 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
           return redirectAnswer(302, rd, [cookie])
         }
       }
+      const chosen = signInService(query, origin, rd)
+      if ('status' in chosen) return chosen
+      const { service } = chosen
+      const oauth = signIns.get(service) as GateOAuth
       const redirectUri = oauth.redirectUri ?? `${origin.scheme}://${origin.authority}/_gate/callback`
       try {
         const request = await oauth.clientFor(redirectUri).authorizationUrl()
@@ -113,6 +144,7 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
             rd,
             redirectUri,
             createdAt: now(),
+            ...(service === undefined ? {} : { service }),
           },
           origin,
         )
@@ -136,6 +168,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
         return { ...answer, headers: { ...answer.headers, 'set-cookie': [clear] } }
       }
       if (state === undefined) return failed('The sign-in expired or was not started in this browser; start again')
+      const oauth = signIns.get(state.service)
+      if (oauth === undefined) return failed('The sign-in was started with a provider this gate no longer has; start again')
       const client = oauth.clientFor(state.redirectUri)
       let session: GateSession
       try {
@@ -148,7 +182,14 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
         if (tokens.tokenType !== 'Bearer') return failed('The provider issued a sender-constrained token, which a gate cannot forward')
         const sub = tokens.claims?.sub ?? (await client.userinfo(tokens)).sub
         if (typeof sub !== 'string' || sub === '') return failed('The provider named no subject for this user')
-        session = { accessToken: tokens.accessToken, expiresAt: tokens.expiresAt, refreshToken: tokens.refreshToken, sub, issuedAt: now() }
+        session = {
+          accessToken: tokens.accessToken,
+          expiresAt: tokens.expiresAt,
+          refreshToken: tokens.refreshToken,
+          sub,
+          issuedAt: now(),
+          service: state.service,
+        }
       } catch (error) {
         const code = (error as { code?: unknown; error?: unknown }).error ?? (error as { code?: unknown }).code
         return failed(`The sign-in was refused${typeof code === 'string' && /^[a-z_]{1,40}$/i.test(code) ? ` (${code})` : ''}`)
@@ -171,7 +212,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
       if (session !== undefined) {
         cookies.signOut(session)
         try {
-          await core.resolver.invalidate(session.accessToken)
+          // With several services: dropped in each (no call), whichever it was for.
+          await (core.services ?? core.resolver).invalidate(session.accessToken)
         } catch {
           log('sign-out: the shared cache could not drop the session’s answers')
         }

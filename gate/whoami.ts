@@ -14,6 +14,7 @@ import { browserOrigin } from './browser-origin.js'
 import type { CompiledRule, GateSettings } from './config-types.js'
 import { escapeHtml, htmlPage, pageLinks, wantsHtml } from './page-html.js'
 import { hostMatches, isKnownHost } from './rules.js'
+import { isServiceOfGate, type ServiceRouter } from './service-route.js'
 import type { SessionCookies } from './session.js'
 import type { TrustCheck } from './trusted-proxies.js'
 
@@ -37,6 +38,8 @@ export interface WhoamiDependencies {
   readonly settings: GateSettings
   readonly trusted: TrustCheck
   readonly cookies: SessionCookies | undefined
+  /** With several group services: which one a token goes to, and what they are called. */
+  readonly router?: ServiceRouter | undefined
 }
 
 const OUTCOME_WORDS: Readonly<Record<WhoamiRule['outcome'], string>> = {
@@ -56,7 +59,7 @@ export function requirementWords(rule: CompiledRule, generic: boolean): string {
 
 /** Creates the whoami endpoint. */
 export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) => Promise<Answer> {
-  const { core, rules, settings, trusted, cookies } = deps
+  const { core, rules, settings, trusted, cookies, router } = deps
   const generic = settings.service['denials'] === 'generic'
   // What each rule matches and needs, in words: made once, not per request.
   const worded = rules.map((rule) => ({
@@ -69,11 +72,21 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
     },
   }))
 
-  async function outcomeOf(rule: CompiledRule, token: string | undefined): Promise<Pick<WhoamiRule, 'outcome' | 'reason'>> {
+  async function outcomeOf(
+    rule: CompiledRule,
+    token: string | undefined,
+    service: string | undefined,
+  ): Promise<Pick<WhoamiRule, 'outcome' | 'reason'>> {
     if (rule.decision === 'anyone') return { outcome: 'pass' }
     if (token === undefined) return { outcome: 'signin' }
     try {
-      const decision = await core.resolver.check(token, rule.decision)
+      const { services } = core
+      // With several services, the token's own service decides, as the check would; a token none is chosen for signs in.
+      if (services !== undefined && service === undefined) return { outcome: 'signin' }
+      const decision =
+        services === undefined || service === undefined
+          ? await core.resolver.check(token, rule.decision)
+          : await services.check(token, rule.decision, { service })
       return decision.allowed ? { outcome: 'pass' } : { outcome: 'fail', reason: decision.reason }
     } catch (error) {
       // A refused token is a sign-in; anything else (the group service down) is not known: never a "no".
@@ -89,32 +102,45 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
       return jsonAnswer(403, { error: 'forbidden', error_description: 'The gate serves no such host' })
     }
     let token: string | undefined
+    let service: string | undefined
     let user = ''
     let credentials: 'session' | 'bearer' | null = null
     if (req.headers.authorization !== undefined) {
       try {
         token = extractBearerToken(req.headers.authorization)
+        service = router?.bearer(origin.host, '/', token)
         credentials = 'bearer'
       } catch {
         token = undefined
       }
     } else {
       const session = cookies?.readSession(req.headers.cookie, origin)
-      if (session !== undefined) {
+      // As the check: a session of a service the gate does not have is no session.
+      if (session !== undefined && isServiceOfGate(router, session.service)) {
         token = session.accessToken
+        service = session.service
         user = session.sub
         credentials = 'session'
       }
     }
     const mine = worded.filter(({ rule }) => rule.host === undefined || hostMatches(rule, origin.host))
     const described: WhoamiRule[] = await Promise.all(
-      mine.map(async ({ rule, words }) => ({ ...words, ...(await outcomeOf(rule, token)) })),
+      mine.map(async ({ rule, words }) => ({ ...words, ...(await outcomeOf(rule, token, service)) })),
     )
-    if (!wantsHtml(req.headers.accept)) return jsonAnswer(200, { host: origin.host, user, credentials, rules: described })
+    if (!wantsHtml(req.headers.accept)) {
+      return jsonAnswer(200, {
+        host: origin.host,
+        user,
+        credentials,
+        ...(router === undefined ? {} : { service: service ?? null }),
+        rules: described,
+      })
+    }
 
+    const through = router === undefined || service === undefined ? '' : ` with ${escapeHtml(router.labelOf(service))}`
     const who =
       credentials === 'session'
-        ? `You are signed in as <strong>${escapeHtml(user)}</strong>.`
+        ? `You are signed in as <strong>${escapeHtml(user)}</strong>${through}.`
         : credentials === 'bearer'
           ? 'You are using an access token (a bearer token); the gate does not know its user by name.'
           : `You are not signed in. <a href="/_gate/signin?rd=%2F_gate%2Fwhoami">Sign in</a>`
