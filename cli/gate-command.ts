@@ -26,10 +26,11 @@ const OPTIONS = {
   test: { type: 'boolean' },
   explain: { type: 'string' },
   as: { type: 'string' },
+  service: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
-const HELP = `Usage: voot-guard gate --config FILE [--check | --test | --explain "METHOD URL" (--as USER | --token)]
+const HELP = `Usage: voot-guard gate --config FILE [--check | --test | --explain "METHOD URL" (--as USER | --token) [--service NAME]]
 
 Runs the gate: an authorization service that nginx (auth_request), ingress-nginx, Caddy
 (forward_auth), Traefik (forwardAuth), Envoy (ext_authz) or Apache httpd (mod_authnz_fcgi,
@@ -47,6 +48,8 @@ Options:
   --as USER           ... for a user of the configuration's fixtures (or anonymous)
   --token             ... for the user whose token is in VOOT_TOKEN, asking the group
                       service (the token is never taken from the command line)
+  --service NAME      ... signed in with that one of the configuration's "services"
+                      (default: a bearer token, routed by their hosts, paths and issuers)
   -h, --help          show this help
 
 Exit codes: 0 valid, tests passed, or explained; 1 problems in the configuration or a
@@ -93,10 +96,12 @@ interface ExplainAsk {
   readonly request: string
   readonly as: string | undefined
   readonly token: string | undefined
+  /** With several group services: the one the user signed in with. */
+  readonly service: string | undefined
 }
 
 async function explain(gate: GateModule, runner: PolicyRunner, ask: ExplainAsk, io: CliIo): Promise<number> {
-  const { request, as, token } = ask
+  const { request, as, token, service } = ask
   const line = gate.parseRequestLine(request)
   if (line === undefined) throw new InvalidArgumentError('--explain takes "METHOD URL", such as "GET https://wiki.example.org/admin"')
   const users = [...runner.settings.policy.fixtures.keys()]
@@ -106,11 +111,19 @@ async function explain(gate: GateModule, runner: PolicyRunner, ask: ExplainAsk, 
       throw new InvalidArgumentError(`--as must be anonymous or a user of the configuration's fixtures (${users.join(', ') || 'none'})`)
     credentials = runner.tokenOf(as)
   }
-  const verdict = await runner.decide({ ...line, token: credentials })
+  const names = runner.settings.services?.list.map((each) => each.name)
+  if (service !== undefined && (names === undefined || !names.includes(service))) {
+    throw new InvalidArgumentError(
+      names === undefined
+        ? '--service needs a configuration with "services"'
+        : `--service must be one of the services (${names.join(', ')})`,
+    )
+  }
+  const verdict = await runner.decide({ ...line, token: credentials, service })
   const index = runner.settings.rules.findIndex((rule) => rule.id === verdict.rule)
   const rule = runner.settings.rules[index]
   io.stdout.write(
-    `${printable(`${line.method} ${line.scheme}://${line.authority}${line.target}`)} as ${token === undefined ? printable(as ?? '') : 'the holder of VOOT_TOKEN'}\n`,
+    `${printable(`${line.method} ${line.scheme}://${line.authority}${line.target}`)} as ${token === undefined ? printable(as ?? '') : 'the holder of VOOT_TOKEN'}${service === undefined ? '' : ` (${printable(service)})`}\n`,
   )
   if (rule === undefined) io.stdout.write('rule: none matches\n')
   else {
@@ -179,7 +192,8 @@ export const gateCommand: Command = {
           throw error
         }
         try {
-          if (values.explain !== undefined) return await explain(gate, runner, { request: values.explain, as: values.as, token }, io)
+          if (values.explain !== undefined)
+            return await explain(gate, runner, { request: values.explain, as: values.as, token, service: values.service }, io)
           const results = await runner.runTests()
           if (values.test === true && results.length === 0) {
             io.stderr.write(`voot-guard gate: ${file} has no tests (add "fixtures" and "tests"; see docs/gate.md)\n`)

@@ -91,6 +91,16 @@ function checkToken(input: CheckInput, router: ServiceRouter | undefined): Found
   return { token, ...(expiresAt === undefined ? {} : { expiresAt }), ...(service === undefined ? {} : { service }) }
 }
 
+/** The service a check's token went to (for the record): its session's, or its bearer token's route; `undefined`: none. */
+function serviceOfCheck(input: CheckInput, router: ServiceRouter): string | undefined {
+  if (input.session !== undefined) return input.session.service
+  try {
+    return router.bearer(input.original.host, input.path, extractBearerToken(input.authorization))
+  } catch {
+    return undefined
+  }
+}
+
 /** The flow the check endpoints run, over a guard core made from `options` (the gate's `service`). */
 export type CheckFlow = GuardFlow<CheckInput, CheckAnswers, undefined, CheckResult>
 
@@ -153,6 +163,8 @@ export interface CheckRecord {
   readonly user: string
   /** Milliseconds the check took. */
   readonly ms: number
+  /** With several group services: the one the check's token went to (`null`: none was chosen); `undefined` with one service. */
+  readonly service?: string | null
 }
 
 /** Answers one check request; synchronously when the cache already knows. */
@@ -212,11 +224,22 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     return fromContract(answer)
   }
 
-  function counted(check: CheckSoFar, answer: Answer, reason: string, user = ''): Answer {
+  function counted(check: CheckSoFar | CheckInput, answer: Answer, reason: string, user = ''): Answer {
     metrics.check(check.protocol, answer.status)
     if (observe !== undefined) {
       const { protocol, req, original, rule, started } = check
-      observe({ protocol, req, original, rule, answer, reason, user, ms: performance.now() - started })
+      const service = router === undefined ? undefined : 'path' in check ? (serviceOfCheck(check, router) ?? null) : null
+      observe({
+        protocol,
+        req,
+        original,
+        rule,
+        answer,
+        reason,
+        user,
+        ms: performance.now() - started,
+        ...(service === undefined ? {} : { service }),
+      })
     }
     return answer
   }

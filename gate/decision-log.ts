@@ -48,6 +48,8 @@ export interface DecisionLogLine {
   readonly tier: 'l1' | 'l2' | 'coalesced' | 'upstream' | null
   /** The check request's `X-Request-Id`, when it has a plain one. */
   readonly requestId: string | null
+  /** With several group services only: the one the check's token went to (`null`: none was chosen). */
+  readonly service?: string | null
 }
 
 /** The log: checks `run` through it, `record` for each answer, `close` when the gate stops. */
@@ -142,6 +144,7 @@ export function createDecisionLog(
         ms: Math.round(record.ms * 100) / 100,
         tier: rule === undefined || rule.decision === 'anyone' ? null : (probe.tier() ?? null),
         requestId: requestIdOf(record),
+        ...(record.service === undefined ? {} : { service: record.service }),
       }
       write(`${JSON.stringify(line)}\n`)
     },

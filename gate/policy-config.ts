@@ -224,7 +224,8 @@ function readTest(
   if (problems.items.length > before || parsed === undefined) return undefined
   return {
     number,
-    title: typeof name === 'string' ? name : `${String(request).trim()} as ${String(as)}`,
+    title:
+      typeof name === 'string' ? name : `${String(request).trim()} as ${String(as)}${typeof service === 'string' ? ` (${service})` : ''}`,
     ...parsed,
     as: as === ANONYMOUS ? undefined : (as as string),
     service: service as string | undefined,

@@ -194,7 +194,7 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
       const results: PolicyTestResult[] = []
       for (const test of settings.policy.tests) {
         const token = test.as === undefined ? undefined : tokenOf(test.as)
-        const verdict = await decide({ ...test, token, service: test.service })
+        const verdict = await decide({ ...test, token })
         const ok = verdict.outcome === test.expect && (test.rule === undefined || test.rule === verdict.rule)
         results.push({ test, ok, verdict })
       }

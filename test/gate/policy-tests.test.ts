@@ -174,6 +174,30 @@ describe('voot-guard gate --test', () => {
     expect(check.stdout).toMatch(/the configuration is valid; its \d+ policy tests pass/)
   })
 
+  it('runs the tests of examples/gate/services.yaml, which name the service each user signed in with', async () => {
+    const env = { VOOT_GATE_COOKIE_SECRET: EXAMPLE_ENV.VOOT_GATE_COOKIE_SECRET }
+    const result = await cli(['--config', 'examples/gate/services.yaml', '--test'], env)
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('ok 4 - GET https://styret.example.no/board/minutes as bob (feide): deny (403, rule board)')
+    expect(result.stdout).toMatch(/# (\d+) of \1 policy tests pass/)
+    const explained = await cli(
+      ['--config', 'examples/gate/services.yaml', '--explain', 'GET https://board.example.nl/board/x', '--as', 'bob', '--service', 'surf'],
+      env,
+    )
+    expect(explained.stdout.split('\n').slice(0, 3)).toEqual([
+      'GET https://board.example.nl/board/x as bob (surf)',
+      'rule: board (rules[0]: any host, path /board/**, methods all)',
+      expect.stringMatching(/^answer: allow \(200, rule board\)/),
+    ])
+    const unknown = await cli(
+      ['--config', 'examples/gate/services.yaml', '--explain', 'GET https://x/', '--as', 'bob', '--service', 'sruf'],
+      env,
+    )
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('--service must be one of the services (feide, surf)')
+  })
+
   it('says so when a configuration has no tests', async () => {
     const text = (await readFile(join(dir, 'policy.yaml'), 'utf8')).replace(/\ntests:[\s\S]*$/, '\n')
     const result = await cli(['--config', await write('untested.yaml', text), '--test'])
