@@ -21,6 +21,9 @@ ul.rules li { margin-bottom: 0.6rem; }
 @media (prefers-color-scheme: dark) { .pass { color: #6fdc8c; } .fail { color: #ff8389; } .unknown { color: #f1c21b; } }
 nav { margin-top: 2rem; display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
 button { font: inherit; padding: 0.3rem 0.9rem; cursor: pointer; }
+ul.choices { list-style: none; padding: 0; }
+ul.choices li { margin: 0.8rem 0; }
+ul.choices a { display: inline-block; padding: 0.5rem 1.2rem; border: 1px solid currentColor; border-radius: 0.3rem; text-decoration: none; }
 a:focus, button:focus { outline: 3px solid #0f62fe; outline-offset: 2px; }
 `
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64')
