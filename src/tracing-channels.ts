@@ -76,6 +76,8 @@ export interface AuthorizeContext {
   reason?: string
   /** At the end: the slowest tier the decision needed (`l1` for a warm decision). */
   tier?: CacheTier
+  /** The name of the group service the resolver belongs to, for a service of `createServiceResolvers`; absent otherwise. */
+  readonly service?: string
 }
 
 /**
@@ -99,6 +101,8 @@ export interface ResolveContext {
   upstreamDurationMs?: number
   /** At the end, on failure: the error's `code`. */
   errorCode?: string
+  /** The name of the group service the resolver belongs to, for a service of `createServiceResolvers`; absent otherwise. */
+  readonly service?: string
 }
 
 /**
@@ -115,6 +119,8 @@ export interface ResolveContext {
 export interface UpstreamContext {
   /** The endpoint template, never the group id. */
   readonly endpoint: 'me/groups' | 'me/groups/{groupid}'
+  /** The name of the group service called, for a service of `createServiceResolvers`; absent otherwise. */
+  readonly service?: string
 }
 
 /**
@@ -131,4 +137,6 @@ export interface UpstreamContext {
 export interface CircuitContext {
   /** The state now. */
   readonly state: 'closed' | 'half-open' | 'open'
+  /** The name of the group service whose breaker it is, for a service of `createServiceResolvers`; absent otherwise. */
+  readonly service?: string
 }
