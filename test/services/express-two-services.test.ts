@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createGuard } from '../../adapters/express/index.js'
 import { anyOf, createServiceResolvers, group, type ServiceResolvers } from '../../src/index.js'
 import { ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
-import { startLoopbackServer, type TestServer } from '../support/loopback-http.js'
+import { startRecordingProxy } from '../support/recording-proxy.js'
 
 const cleanups: Array<() => Promise<void>> = []
 let feide: Emulator
@@ -22,22 +22,6 @@ let app: Server
 let appUrl = ''
 /** Every bearer token each service received, in order. */
 const received: Record<'feide' | 'surf', string[]> = { feide: [], surf: [] }
-
-/** A proxy in front of `emulator` that records each request's bearer token for `service`. */
-async function recordingProxy(service: 'feide' | 'surf', emulator: Emulator): Promise<TestServer> {
-  const origin = new URL(emulator.baseUrl).origin
-  return startLoopbackServer((req, res) => {
-    const authorization = req.headers.authorization ?? ''
-    received[service].push(authorization.replace(/^Bearer /, ''))
-    request(origin + (req.url ?? '/'), { method: 'GET', headers: { authorization, accept: req.headers.accept ?? '*/*' } }).then(
-      async (answer) => {
-        const body = Buffer.from(await answer.body.arrayBuffer())
-        res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') }).end(body)
-      },
-      () => res.destroy(),
-    )
-  }, cleanups)
-}
 
 /** The service a request's token is for: here, by the host the request was sent to. */
 function serviceOfHost(hostname: string): string | undefined {
@@ -53,8 +37,8 @@ beforeAll(async () => {
     () => feide.close(),
     () => surf.close(),
   )
-  const feideProxy = await recordingProxy('feide', feide)
-  const surfProxy = await recordingProxy('surf', surf)
+  const feideProxy = await startRecordingProxy(feide, { received: received.feide }, cleanups)
+  const surfProxy = await startRecordingProxy(surf, { received: received.surf }, cleanups)
   services = createServiceResolvers({
     services: {
       feide: { baseUrl: `${feideProxy.url}/groups`, timeout: 2000, circuitBreaker: false },
