@@ -149,6 +149,9 @@ describe('the guard over several services', () => {
     expect(() => createGuard({ service: 'feide' })).toThrow(/options\.service: needs `services`/)
     expect(() => createGuard({ services, baseUrl: feide.baseUrl })).toThrow(/options\.services: give either/)
     expect(() => createGuard({ services, service: 'elsewhere' })).toThrow(/options\.service: must name one of the services \(feide, surf\)/)
+    // A resolver option beside services would not be in force: refused, naming it.
+    expect(() => createGuard({ services, timeout: 1000 })).toThrow(/options\.timeout: is a resolver option: with `services`/)
+    expect(() => createGuard({ services, sharedCache: {} as never })).toThrow(/options\.sharedCache: is a resolver option/)
   })
 
   it("routes a header's token by the guard's service, and a getToken's unknown service is a 500", async () => {
