@@ -7,7 +7,9 @@
  * `TracingChannel` adds is always `undefined` (a lookup's answer is the user's groups), and
  * voot-guard's own errors (the `error` it adds) never quote a token or the service's answer. The
  * requirement's description names group ids the application configured (configuration, not
- * the user's data). Nothing is built or published while a channel has no subscriber.
+ * the user's data), and so does `service`, the name of a resolver's group service among
+ * several (`createServiceResolvers`), fixed per resolver. Nothing is built or published
+ * while a channel has no subscriber.
  *
  * The work of a trace (the decision, the lookup with its upstream call) runs inside
  * `tracePromise` / `traceSync`, so stores bound with `start.bindStore()` are active during it:
