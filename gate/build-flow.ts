@@ -10,7 +10,7 @@ import {
   createMembershipResolver,
   createServiceResolvers,
   InvalidOptionError,
-  type MembershipResolver,
+  type SharedCache,
   type ResolverHealth,
   VootError,
 } from '../src/index.js'
@@ -97,29 +97,37 @@ export function buildCheckFlow(problems: ProblemList, settings: GateSettings, ex
     const flow = checkedBuild(problems, ['service'], settings.service, (options) => createCheckFlow({ ...options, ...extra, realm: REALM }))
     return { flow, router: undefined }
   }
-  const resolvers: Record<string, MembershipResolver> = {}
+  // Each service's options checked on their own (every refused one at its path), then the
+  // services made from the options that passed: each resolver carries its service's name in
+  // its telemetry, and a shared tier is seen by each under token ids of its own.
+  const { sharedCache, ...perService } = extra
+  const checked: Record<string, Options> = {}
   for (const each of several.list) {
-    resolvers[each.name] = checkedBuild(problems, ['services', each.name, 'service'], each.service, (options) =>
-      createMembershipResolver({ ...options, ...extra }),
-    )
+    let passed: Options = {}
+    const probe = checkedBuild(problems, ['services', each.name, 'service'], each.service, (options) => {
+      const made = createMembershipResolver({ ...options, ...perService })
+      passed = options
+      return made
+    })
+    void probe.close()
+    checked[each.name] = { ...passed, ...perService }
   }
   const issuers = Object.fromEntries(several.list.flatMap((each) => each.issuers.map((iss) => [iss, each.name])))
   try {
-    const services = createServiceResolvers({ services: resolvers, groupPrefixes: several.groupPrefixes, issuers })
+    const services = createServiceResolvers({
+      services: checked,
+      groupPrefixes: several.groupPrefixes,
+      issuers,
+      ...(sharedCache === undefined ? {} : { sharedCache: sharedCache as SharedCache }),
+    })
     const router = createServiceRouter(several, services)
     return { flow: createCheckFlow({ services, realm: REALM }, router), router }
   } catch (error) {
     // Only after a problem of the reading (a prefix naming a service it refused): said already.
     if (!(error instanceof VootError)) throw error
     if (problems.items.length === 0) problems.add(['services'], error.message)
-    closeUnused(resolvers)
     return { flow: createCheckFlow({ ...STAND_IN, realm: REALM }), router: undefined }
   }
-}
-
-/** Releases resolvers made for a configuration that is refused. */
-function closeUnused(resolvers: Readonly<Record<string, MembershipResolver>>): void {
-  for (const resolver of Object.values(resolvers)) void resolver.close()
 }
 
 /** The health of a gate's group service, or of each of its services by name. */
@@ -134,8 +142,6 @@ export function verifyResolvers(core: GuardCore, signal?: AbortSignal): Promise<
 }
 
 /** Closes the resolvers of a gate's guard core: its one, or each of its services'. */
-export async function closeResolvers(core: GuardCore): Promise<void> {
-  const { services } = core
-  if (services === undefined) return core.resolver.close()
-  await Promise.all(services.names.map((name) => services.resolver(name).close()))
+export function closeResolvers(core: GuardCore): Promise<void> {
+  return core.services === undefined ? core.resolver.close() : core.services.close()
 }

@@ -23,6 +23,11 @@ export const ATTR_CACHE_TIER = 'voot_guard.cache.tier'
 export const ATTR_CACHE_RESULT = 'voot_guard.cache.result'
 /** The endpoint template: `me/groups` or `me/groups/{groupid}`. */
 export const ATTR_ENDPOINT = 'voot_guard.endpoint'
+/**
+ * The name of the group service, for a resolver of one of several services
+ * (`createServiceResolvers`); absent for any other resolver. Configuration, never the user's.
+ */
+export const ATTR_SERVICE = 'voot_guard.service'
 /** Semantic conventions: the HTTP status of the group service's answer. */
 export const ATTR_HTTP_STATUS = 'http.response.status_code'
 /** Semantic conventions: the class of error an operation ended with (here the voot-guard code). */
@@ -63,6 +68,8 @@ function codeOf(error: unknown): string {
 export interface DecisionSummary {
   readonly outcome: 'allowed' | 'denied' | 'error' | undefined
   readonly reason: string | undefined
+  /** The service of the resolver that decided, when it is one of several. */
+  readonly service: string | undefined
 }
 
 /**
@@ -75,14 +82,22 @@ export function isWarm(traced: { readonly tier?: unknown }): boolean {
 }
 
 /**
- * The attributes that describe a decision (`voot_guard.outcome`, `voot_guard.reason`), on
- * its span, the active span (a warm one) and its `voot_guard.decisions` data point alike: the one place to add
- * one. Only values of the decision summary: never a token nor the user's groups.
+ * The attributes that describe a decision (`voot_guard.outcome`, `voot_guard.reason`, and
+ * `voot_guard.service` for a service of several), on its span, the active span (a warm one)
+ * and its `voot_guard.decisions` data point alike: the one place to add one. Only values of
+ * the decision summary: never a token nor the user's groups.
  */
 export function decisionAttributes(decision: DecisionSummary): Attributes {
   const attributes: Attributes = {}
   if (decision.outcome !== undefined) attributes[ATTR_OUTCOME] = decision.outcome
   if (decision.reason !== undefined) attributes[ATTR_REASON] = decision.reason
+  if (decision.service !== undefined) attributes[ATTR_SERVICE] = decision.service
+  return attributes
+}
+
+/** `attributes` with `voot_guard.service` when `service` is given: the label of a service of several. */
+export function withService(attributes: Attributes, service: string | undefined): Attributes {
+  if (service !== undefined) attributes[ATTR_SERVICE] = service
   return attributes
 }
 
@@ -94,7 +109,7 @@ export function decisionOf(traced: Traced<AuthorizeContext>): DecisionSummary {
   const failed = 'error' in traced
   const outcome = traced.outcome ?? (failed ? 'error' : undefined)
   const reason = traced.reason ?? (failed ? codeOf(traced.error) : undefined)
-  return { outcome, reason }
+  return { outcome, reason, service: traced.service }
 }
 
 /**

@@ -79,7 +79,9 @@ function providerOption(name: string, value: unknown, method: 'getTracer' | 'get
  * decision's attributes on the active span for each warm decision (answered from the
  * in-process cache), and metrics for every decision (`voot_guard.decisions`,
  * `voot_guard.cache.lookups`, `voot_guard.upstream.duration`, `voot_guard.upstream.active`,
- * `voot_guard.circuit.state`). No token and none of the user's groups reach them.
+ * `voot_guard.circuit.state`). A resolver of one of several services
+ * (`createServiceResolvers`) labels all of them with `voot_guard.service`. No token and none
+ * of the user's groups reach them.
  *
  * @example
  * ```ts

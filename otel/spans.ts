@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { context, diag, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { context, diag, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import type { AuthorizeContext, ResolveContext } from '../src/index.js'
 import {
   ATTR_CACHE_TIER,
@@ -23,6 +23,7 @@ import {
   isServiceFailure,
   isWarm,
   lookupFailure,
+  withService,
 } from './attributes.js'
 import { KEEP_CONTEXT } from './context-binding.js'
 import type { Traced } from './traced-calls.js'
@@ -62,7 +63,7 @@ export interface SpanKeeper<C extends object> {
 function createSpanKeeper<C extends { tier?: unknown }>(
   tracer: Tracer,
   name: string,
-  attributesAtStart: (traced: C) => Record<string, string>,
+  attributesAtStart: (traced: C) => Attributes,
   describeEnd: (span: Span, traced: Traced<C>) => void,
 ): SpanKeeper<C> {
   // Keyed by the publisher's context object, which stays free of anything of ours.
@@ -105,7 +106,8 @@ function markFailure(span: Span, code: string): void {
 }
 
 /**
- * The spans of a cold `voot-guard:authorize`: attributes `voot_guard.requirement`, then
+ * The spans of a cold `voot-guard:authorize`: attributes `voot_guard.requirement` (and
+ * `voot_guard.service` for a service of several), then
  * `voot_guard.outcome`, `voot_guard.reason`, `voot_guard.cache.tier`; status ERROR (and
  * `error.type`) when the answer is a 503 (or a 500).
  */
@@ -113,7 +115,7 @@ export function createAuthorizeSpans(tracer: Tracer): SpanKeeper<AuthorizeContex
   return createSpanKeeper<AuthorizeContext>(
     tracer,
     AUTHORIZE_SPAN,
-    (traced) => ({ [ATTR_REQUIREMENT]: traced.requirement }),
+    (traced) => withService({ [ATTR_REQUIREMENT]: traced.requirement }, traced.service),
     (span, traced) => {
       const decision = decisionOf(traced)
       span.setAttributes(decisionAttributes(decision))
@@ -124,7 +126,8 @@ export function createAuthorizeSpans(tracer: Tracer): SpanKeeper<AuthorizeContex
 }
 
 /**
- * The spans of a cold `voot-guard:resolve`: attributes `voot_guard.endpoint`, then
+ * The spans of a cold `voot-guard:resolve`: attributes `voot_guard.endpoint` (and
+ * `voot_guard.service` for a service of several), then
  * `voot_guard.cache.tier`, `http.response.status_code` when the group service answered;
  * status ERROR (and `error.type`) when the lookup failed for the service's fault.
  */
@@ -132,7 +135,7 @@ export function createResolveSpans(tracer: Tracer): SpanKeeper<ResolveContext> {
   return createSpanKeeper<ResolveContext>(
     tracer,
     RESOLVE_SPAN,
-    (traced) => ({ [ATTR_ENDPOINT]: traced.endpoint }),
+    (traced) => withService({ [ATTR_ENDPOINT]: traced.endpoint }, traced.service),
     (span, traced) => {
       if (traced.tier !== undefined) span.setAttribute(ATTR_CACHE_TIER, traced.tier)
       if (traced.upstreamStatus !== undefined) span.setAttribute(ATTR_HTTP_STATUS, traced.upstreamStatus)

@@ -1,8 +1,9 @@
 /**
  * What a warm decision records besides the metrics: its attributes on the span active when
  * the guard ran (the HTTP server span of the request, when the application traces its
- * requests): `voot_guard.requirement`, `voot_guard.outcome`, `voot_guard.reason` and
- * `voot_guard.cache.tier` = `l1`. No span, no event.
+ * requests): `voot_guard.requirement`, `voot_guard.outcome`, `voot_guard.reason`,
+ * `voot_guard.cache.tier` = `l1`, and `voot_guard.service` for a service of several. No
+ * span, no event.
  *
  * Why attributes: a warm decision is the common case, answered from memory in well under a
  * microsecond. A span of its own (and of each lookup) costs many times the decision (a span
@@ -49,8 +50,18 @@ const KEPT_REQUIREMENTS = 256
 export function createWarmDecisionAttributes(): WarmDecisionAttributes {
   // The last attribute set of each requirement, frozen: a route's warm decisions mostly
   // repeat one outcome and reason, so most need no new object (the SDK copies the values).
-  const kept = new Map<string, Attributes>()
+  // Those of resolvers without a service, then those of each service of several (two
+  // services may decide requirements of one description).
+  const unlabelled = new Map<string, Attributes>()
+  const byService = new Map<string, Map<string, Attributes>>()
+  function keptOf(service: string | undefined): Map<string, Attributes> {
+    if (service === undefined) return unlabelled
+    let kept = byService.get(service)
+    if (kept === undefined) byService.set(service, (kept = new Map<string, Attributes>()))
+    return kept
+  }
   function attributesOf(traced: Traced<AuthorizeContext>): Attributes {
+    const kept = keptOf(traced.service)
     const last = kept.get(traced.requirement)
     if (last !== undefined && last[ATTR_OUTCOME] === traced.outcome && last[ATTR_REASON] === traced.reason) return last
     const built = Object.freeze(warmDecisionAttributes(traced))

@@ -7,7 +7,9 @@
  * `TracingChannel` adds is always `undefined` (a lookup's answer is the user's groups), and
  * voot-guard's own errors (the `error` it adds) never quote a token or the service's answer. The
  * requirement's description names group ids the application configured (configuration, not
- * the user's data). Nothing is built or published while a channel has no subscriber.
+ * the user's data), and so does `service`, the name of a resolver's group service among
+ * several (`createServiceResolvers`), fixed per resolver. Nothing is built or published
+ * while a channel has no subscriber.
  *
  * The work of a trace (the decision, the lookup with its upstream call) runs inside
  * `tracePromise` / `traceSync`, so stores bound with `start.bindStore()` are active during it:
@@ -76,6 +78,8 @@ export interface AuthorizeContext {
   reason?: string
   /** At the end: the slowest tier the decision needed (`l1` for a warm decision). */
   tier?: CacheTier
+  /** The name of the group service the resolver belongs to, for a service of `createServiceResolvers`; absent otherwise. */
+  readonly service?: string
 }
 
 /**
@@ -99,6 +103,8 @@ export interface ResolveContext {
   upstreamDurationMs?: number
   /** At the end, on failure: the error's `code`. */
   errorCode?: string
+  /** The name of the group service the resolver belongs to, for a service of `createServiceResolvers`; absent otherwise. */
+  readonly service?: string
 }
 
 /**
@@ -115,6 +121,8 @@ export interface ResolveContext {
 export interface UpstreamContext {
   /** The endpoint template, never the group id. */
   readonly endpoint: 'me/groups' | 'me/groups/{groupid}'
+  /** The name of the group service called, for a service of `createServiceResolvers`; absent otherwise. */
+  readonly service?: string
 }
 
 /**
@@ -131,4 +139,6 @@ export interface UpstreamContext {
 export interface CircuitContext {
   /** The state now. */
   readonly state: 'closed' | 'half-open' | 'open'
+  /** The name of the group service whose breaker it is, for a service of `createServiceResolvers`; absent otherwise. */
+  readonly service?: string
 }

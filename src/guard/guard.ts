@@ -171,6 +171,14 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     if (given !== undefined || resolverOptions.baseUrl !== undefined) {
       throw new InvalidOptionError('services', 'give either `services` or a `resolver`/`baseUrl`, not both')
     }
+    // Each service's resolver was made with its own options: one given here would not be in force.
+    const ignored = Object.entries(resolverOptions).find(([, value]) => value !== undefined)
+    if (ignored !== undefined) {
+      throw new InvalidOptionError(
+        ignored[0],
+        "is a resolver option: with `services`, give it to createServiceResolvers() (each service's, or its `sharedCache`)",
+      )
+    }
     if (defaultService !== undefined && (typeof defaultService !== 'string' || !services.names.includes(defaultService))) {
       throw new InvalidOptionError('service', `must name one of the services (${services.names.join(', ')})`)
     }

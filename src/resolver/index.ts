@@ -23,7 +23,7 @@ import { createExplainer } from './explain.js'
 import { createLookups, type ResolveOptions } from './lookups.js'
 import { createMisconfigurationNotice, misconfigurationHint } from './misconfiguration.js'
 import { resolveResolverOptions, type MembershipResolverOptions } from './options.js'
-import { createTelemetry, traceDecision, traceWarmDecision } from './telemetry.js'
+import { createTelemetry } from './telemetry.js'
 import type { MembershipResolver } from './types.js'
 import { createUpstreamGate } from './gate/upstream-gate.js'
 import { createWarmView } from './warm-view.js'
@@ -49,13 +49,22 @@ const DEGRADED_FOR = 60_000
  * ```
  */
 export function createMembershipResolver(options: MembershipResolverOptions): MembershipResolver {
+  return createServiceResolver(options, undefined)
+}
+
+/**
+ * {@link createMembershipResolver} for one named service of `createServiceResolvers`:
+ * `service` labels its telemetry (the tracing channels' contexts, its events). Internal: an
+ * application names its services through `createServiceResolvers`.
+ */
+export function createServiceResolver(options: MembershipResolverOptions, service: string | undefined): MembershipResolver {
   const settings = resolveResolverOptions(options)
   const { roles, now, sharedCache: shared } = settings
   const ownsClient = !('myGroups' in settings.client)
   const client: GroupsClient = ownsClient ? createGroupsClient(settings.client) : settings.client
   const baseUrl = ownsClient ? options.baseUrl : undefined
 
-  const telemetry = createTelemetry(settings.onEvent)
+  const telemetry = createTelemetry(settings.onEvent, service)
   // Keyed by the in-process digest with or without a shared tier: a warm request computes
   // no fleet-wide token id; the cold path does, and the store keeps it with the token.
   const store = createAnswerStore(settings)
@@ -149,7 +158,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
 
   /** Records a warm decision that is given out: its trace and its cache hits. */
   function used(requirement: Requirement, decision: Decision): Decision {
-    traceWarmDecision(requirement, decision, recordWarmHits)
+    telemetry.traceWarmDecision(requirement, decision, recordWarmHits)
     return decision
   }
 
@@ -166,7 +175,7 @@ export function createMembershipResolver(options: MembershipResolverOptions): Me
     const malformed = tokenProblem(token)
     if (malformed !== undefined) return Promise.reject(malformed)
     // The miss hands on what the warm attempt computed: the digest and the instant.
-    return traceDecision(requirement, (decision) =>
+    return telemetry.traceDecision(requirement, (decision) =>
       decide(requirement, lookupsFor({ token, digest, options: callOptions, at, slowest: decision })),
     )
   }

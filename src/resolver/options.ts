@@ -183,7 +183,7 @@ export function resolveResolverOptions(options: MembershipResolverOptions): Reso
     budget: integerOption('timeout', options.timeout, { fallback: DEFAULT_TIMEOUT, min: 1, max: MAX_TIMEOUT }),
     breaker: circuitBreakerOption(options.circuitBreaker),
     roles: rolesOption(options.roles),
-    sharedCache: sharedCacheOption(options.sharedCache),
+    sharedCache: sharedCacheOption('sharedCache', options.sharedCache),
     logger: loggerOption(options.logger),
     now: functionOption('now', options.now, Date.now),
     onEvent: options.onEvent === undefined ? undefined : functionOption('onEvent', options.onEvent, () => {}),
@@ -220,11 +220,12 @@ function rolesOption(value: unknown): readonly string[] {
 
 const SHARED_CACHE_METHODS = ['tokenId', 'get', 'set', 'acquire', 'waitFor', 'invalidate', 'subscribe', 'health', 'stats', 'close'] as const
 
-function sharedCacheOption(value: unknown): SharedCache | undefined {
+/** Checks a `sharedCache` option (`name` is the option's name in the error). */
+export function sharedCacheOption(name: string, value: unknown): SharedCache | undefined {
   if (value === undefined) return undefined
   const methods = value as Record<string, unknown> | null
-  if (typeof value !== 'object' || methods === null || SHARED_CACHE_METHODS.some((name) => typeof methods[name] !== 'function')) {
-    throw new InvalidOptionError('sharedCache', 'must be a shared cache tier such as createRedisCache() from voot-guard/redis')
+  if (typeof value !== 'object' || methods === null || SHARED_CACHE_METHODS.some((method) => typeof methods[method] !== 'function')) {
+    throw new InvalidOptionError(name, 'must be a shared cache tier such as createRedisCache() from voot-guard/redis')
   }
   return value as SharedCache
 }

@@ -20,14 +20,15 @@ import {
 } from '../tracing-channels.js'
 
 /**
- * Something the resolver did, for logging and metrics. Events never carry a token.
+ * Something the resolver did, for logging and metrics. Events never carry a token. The
+ * events of a service of `createServiceResolvers` name it (`service`).
  *
  * @example
  * ```ts
  * createMembershipResolver({ baseUrl, onEvent: (e) => { if (e.type === 'upstream_error') log.warn(e) } })
  * ```
  */
-export type ResolverEvent =
+export type ResolverEvent = (
   | { readonly type: 'cache_hit' | 'cache_miss' | 'coalesced'; readonly endpoint: string; readonly groupId?: string }
   | {
       /** The shared tier (`sharedCache`) had the answer (`shared_hit`), or not (`shared_miss`). */
@@ -86,6 +87,10 @@ export type ResolverEvent =
     }
   /** The cool-down is over and one probe call may go through (`half_open`), or the probe succeeded (`closed`). */
   | { readonly type: 'circuit_half_open' | 'circuit_closed' }
+) & {
+  /** The name of the resolver's group service, for a service of `createServiceResolvers` (one `onEvent` may serve several); absent otherwise. */
+  readonly service?: string
+}
 
 /** Where a lookup step happened: the endpoint template, and the group id when there is one. */
 export interface Place {
@@ -138,38 +143,20 @@ export interface Telemetry {
   traceWarmHit(place: Place): void
   /** Runs one upstream call (its retries inside) in a `voot-guard:upstream` trace when subscribed. */
   traceCall<T>(place: Place, call: () => Promise<T>): Promise<T>
+  /**
+   * Runs one cold decision inside a `voot-guard:authorize` trace when the channel has
+   * subscribers (the lookups fill in the tier); otherwise just runs it.
+   */
+  traceDecision(requirement: Requirement, run: (context: AuthorizeContext | undefined) => Promise<Decision>): Promise<Decision>
+  /**
+   * Runs `inside` (the warm path's bookkeeping, whose resolve traces then nest under this one)
+   * within a synchronous `voot-guard:authorize` trace of a decision made from L1, when the
+   * channel has subscribers; otherwise just runs it.
+   */
+  traceWarmDecision(requirement: Requirement, decision: Decision, inside: () => void): void
 }
 
 const authorizeChannel = tracingChannel<AuthorizeContext>(CHANNELS.authorize)
-
-/**
- * Runs one cold decision inside a `voot-guard:authorize` trace when the channel has
- * subscribers (the lookups fill in the tier); otherwise just runs it.
- */
-export function traceDecision(
-  requirement: Requirement,
-  run: (context: AuthorizeContext | undefined) => Promise<Decision>,
-): Promise<Decision> {
-  if (!authorizeChannel.hasSubscribers) return run(undefined)
-  const context: AuthorizeContext = { requirement: describeRequirement(requirement) }
-  return traceWithoutResult(
-    authorizeChannel,
-    () =>
-      run(context).then(
-        (decision) => {
-          context.outcome = decision.allowed ? 'allowed' : 'denied'
-          context.reason = decision.reason
-          return decision
-        },
-        (error: unknown) => {
-          context.outcome = 'error'
-          context.reason = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'ERR_INTERNAL'
-          throw error
-        },
-      ),
-    context,
-  )
-}
 
 /**
  * `channel.tracePromise(run, context)`, except that the context's `result` stays
@@ -192,27 +179,6 @@ function traceWithoutResult<C extends object, T>(channel: TracingChannelLike<C>,
     .then(() => value as T)
 }
 
-/**
- * Runs `inside` (the warm path's bookkeeping, whose resolve traces then nest under this one)
- * within a synchronous `voot-guard:authorize` trace of a decision made from L1, when the
- * channel has subscribers; otherwise just runs it.
- */
-export function traceWarmDecision(requirement: Requirement, decision: Decision, inside: () => void): void {
-  // `start` alone on the warm path: one check instead of five (a tracing subscriber
-  // subscribes to every event of the channel, `start` among them).
-  if (!authorizeChannel.start.hasSubscribers) {
-    inside()
-    return
-  }
-  const context: AuthorizeContext = {
-    requirement: describeRequirement(requirement),
-    outcome: decision.allowed ? 'allowed' : 'denied',
-    reason: decision.reason,
-    tier: 'l1',
-  }
-  authorizeChannel.traceSync(inside, context)
-}
-
 const resolveChannel = tracingChannel<ResolveContext>(CHANNELS.resolve)
 /** The traced function of a warm hit, which was read before the trace: made once, not per hit. */
 const NOTHING = (): undefined => undefined
@@ -220,9 +186,11 @@ const upstreamChannel = tracingChannel<UpstreamContext>(CHANNELS.upstream)
 const circuitChannel = channel(CHANNELS.circuit)
 
 /**
- * Creates the {@link Telemetry} of one resolver.
+ * Creates the {@link Telemetry} of one resolver. `service`, the name of the resolver's group
+ * service among several (`createServiceResolvers`), goes on every context and event it
+ * publishes: fixed for the resolver, so that nothing is computed for it per request.
  */
-export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | undefined): Telemetry {
+export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | undefined, service: string | undefined): Telemetry {
   const counts: TelemetryCounts = {
     hits: 0,
     misses: 0,
@@ -235,13 +203,19 @@ export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | unde
     retries: 0,
     rejected: 0,
   }
-  const emit = (event: ResolverEvent): void => {
+  const deliver = (event: ResolverEvent): void => {
     try {
       onEvent?.(event)
     } catch {
       // A logging hook must never change an authorization outcome.
     }
   }
+  const emit =
+    service === undefined
+      ? deliver
+      : (event: ResolverEvent): void => {
+          deliver({ ...event, service })
+        }
   const listening = onEvent !== undefined
 
   return {
@@ -294,24 +268,70 @@ export function createTelemetry(onEvent: ((event: ResolverEvent) => void) | unde
       if (listening) emit({ type: 'invalidated', scope })
     },
     circuit(change) {
-      if (circuitChannel.hasSubscribers) circuitChannel.publish({ state: change.state } satisfies CircuitContext)
+      if (circuitChannel.hasSubscribers) {
+        const { state } = change
+        circuitChannel.publish((service === undefined ? { state } : { state, service }) satisfies CircuitContext)
+      }
       if (!listening) return
       if (change.state === 'open') emit({ type: 'circuit_open', failures: change.failures, cooldownMs: change.cooldownMs })
       else emit({ type: change.state === 'closed' ? 'circuit_closed' : 'circuit_half_open' })
     },
     traceLookup(place, lookup) {
       if (!resolveChannel.hasSubscribers) return lookup(undefined)
-      const context: ResolveContext = { endpoint: place.endpoint }
+      const { endpoint } = place
+      const context: ResolveContext = service === undefined ? { endpoint } : { endpoint, service }
       return traceWithoutResult(resolveChannel, () => lookup(context), context)
     },
     traceCall(place, call) {
       if (!upstreamChannel.hasSubscribers) return call()
-      return traceWithoutResult(upstreamChannel, call, { endpoint: place.endpoint })
+      const { endpoint } = place
+      return traceWithoutResult(upstreamChannel, call, service === undefined ? { endpoint } : { endpoint, service })
     },
     traceWarmHit(place) {
       if (!resolveChannel.start.hasSubscribers) return
-      const context: ResolveContext = { endpoint: place.endpoint, tier: 'l1' satisfies CacheTier }
+      const { endpoint } = place
+      const tier: CacheTier = 'l1'
+      const context: ResolveContext = service === undefined ? { endpoint, tier } : { endpoint, tier, service }
       resolveChannel.traceSync(NOTHING, context)
+    },
+    traceDecision(requirement, run) {
+      if (!authorizeChannel.hasSubscribers) return run(undefined)
+      const described = describeRequirement(requirement)
+      const context: AuthorizeContext = service === undefined ? { requirement: described } : { requirement: described, service }
+      return traceWithoutResult(
+        authorizeChannel,
+        () =>
+          run(context).then(
+            (decision) => {
+              context.outcome = decision.allowed ? 'allowed' : 'denied'
+              context.reason = decision.reason
+              return decision
+            },
+            (error: unknown) => {
+              context.outcome = 'error'
+              context.reason = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'ERR_INTERNAL'
+              throw error
+            },
+          ),
+        context,
+      )
+    },
+    traceWarmDecision(requirement, decision, inside) {
+      // `start` alone on the warm path: one check instead of five (a tracing subscriber
+      // subscribes to every event of the channel, `start` among them).
+      if (!authorizeChannel.start.hasSubscribers) {
+        inside()
+        return
+      }
+      const described = describeRequirement(requirement)
+      const outcome = decision.allowed ? 'allowed' : 'denied'
+      const { reason } = decision
+      const tier: CacheTier = 'l1'
+      const context: AuthorizeContext =
+        service === undefined
+          ? { requirement: described, outcome, reason, tier }
+          : { requirement: described, outcome, reason, tier, service }
+      authorizeChannel.traceSync(inside, context)
     },
   }
 }

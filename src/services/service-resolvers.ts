@@ -13,14 +13,17 @@ import { describeRequirement, isRequirement, SERVICE_NAME, type Requirement } fr
 import type { Decision } from '../decision/types.js'
 import { InvalidArgumentError, InvalidOptionError } from '../errors.js'
 import { rejectUnknownKeys } from '../option-checks.js'
+import { sharedCacheOption } from '../resolver/options.js'
+import type { SharedCache } from '../shared-cache.js'
 import {
-  createMembershipResolver,
+  createServiceResolver,
   type MembershipResolver,
   type MembershipResolverOptions,
   type ResolveOptions,
   type ResolverHealth,
 } from '../resolver/index.js'
 import { projectRequirement } from './projection.js'
+import { serviceTier } from './service-tier.js'
 import { issuerOf } from './token-issuer.js'
 
 /**
@@ -49,6 +52,14 @@ export interface ServiceResolversOptions {
    * verification, only to choose: the chosen service judges the token.
    */
   readonly issuers?: Readonly<Record<string, string>>
+  /**
+   * The shared cache tier (L2) of every service whose options do not give their own
+   * `sharedCache`, such as `createRedisCache()` from `voot-guard/redis`. However it is
+   * given (here once, or in each service's options), each service sees it under token ids
+   * of its own: two services never read each other's answers. Closed by
+   * {@link ServiceResolvers.close}. Not for a service given as a resolver (its tier is its own).
+   */
+  readonly sharedCache?: SharedCache
 }
 
 /**
@@ -93,11 +104,11 @@ export interface ServiceResolvers {
   health(): Readonly<Record<string, ResolverHealth>>
   /** Verifies every service (`resolver.verify()`), rejecting with the first failure. */
   verify(options?: { signal?: AbortSignal }): Promise<void>
-  /** Closes every resolver this created. */
+  /** Closes every resolver this created, then the shared tiers they used (each once). */
   close(): Promise<void>
 }
 
-const OPTION_KEYS = ['services', 'groupPrefixes', 'issuers']
+const OPTION_KEYS = ['services', 'groupPrefixes', 'issuers', 'sharedCache']
 const MAX_SERVICES = 32
 
 function isResolver(value: object): value is MembershipResolver {
@@ -145,6 +156,9 @@ export function createServiceResolvers(options: ServiceResolversOptions): Servic
     throw new InvalidOptionError('services', `must name from 1 to ${MAX_SERVICES} services`)
   const resolvers = new Map<string, MembershipResolver>()
   const created: MembershipResolver[] = []
+  const everyService = sharedCacheOption('sharedCache', options.sharedCache)
+  // The tiers the services' views stand on, each closed once, when every service is.
+  const tiers = new Set<SharedCache>()
   for (const [name, value] of entries) {
     if (!SERVICE_NAME.test(name))
       throw new InvalidOptionError(`services.${name}`, "a service name is a letter then letters, digits, '-' or '_' (at most 64)")
@@ -156,7 +170,9 @@ export function createServiceResolvers(options: ServiceResolversOptions): Servic
     }
     let resolver: MembershipResolver
     try {
-      resolver = createMembershipResolver(value)
+      const tier = sharedCacheOption('sharedCache', (value as MembershipResolverOptions).sharedCache) ?? everyService
+      if (tier !== undefined) tiers.add(tier)
+      resolver = createServiceResolver(tier === undefined ? value : { ...value, sharedCache: serviceTier(tier, name) }, name)
     } catch (error) {
       // The service's name in front of the option it got wrong.
       if (error instanceof InvalidOptionError)
@@ -265,6 +281,7 @@ export function createServiceResolvers(options: ServiceResolversOptions): Servic
     },
     async close() {
       await Promise.all(created.map((each) => each.close()))
+      await Promise.all([...tiers].map((tier) => tier.close()))
     },
   }
 }

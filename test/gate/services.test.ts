@@ -14,7 +14,7 @@ import { checkGateConfig, createPolicyRunner, startGateServer, type GateConfig, 
 import { PAGE_CSP } from '../../gate/page-html.js'
 import { defaultData, openConextData, ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
 import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
-import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.js'
+import { startRecordingProxy } from '../support/recording-proxy.js'
 import { COOKIE_SECRETS, GATE_CLIENT } from './support/gate-harness.js'
 
 const CHROMIUM = findChromium()
@@ -23,7 +23,7 @@ const SURF_ROLES = ['member', 'manager', 'admin', 'owner']
 const cleanups: Array<() => Promise<void>> = []
 let feide: Emulator
 let surf: Emulator
-let proxies: { feide: RecordingProxy; surf: RecordingProxy }
+let proxies: Record<'feide' | 'surf', { url: string; received: string[] }>
 let gate: GateServer
 let base = ''
 let browser: Browser | undefined
@@ -84,9 +84,10 @@ beforeAll(async () => {
     () => feide.close(),
     () => surf.close(),
   )
+  const received = { feide: [] as string[], surf: [] as string[] }
   proxies = {
-    feide: await startRecordingProxy(new URL(feide.baseUrl).origin, cleanups),
-    surf: await startRecordingProxy(new URL(surf.baseUrl).origin, cleanups),
+    feide: { url: (await startRecordingProxy(feide, { received: received.feide }, cleanups)).url, received: received.feide },
+    surf: { url: (await startRecordingProxy(surf, { received: received.surf }, cleanups)).url, received: received.surf },
   }
   gate = await startGateServer(servicesConfig({ log: { decisions: 'stdout' } }), {
     logger: { warn: () => {} },

@@ -21,7 +21,7 @@ let services: ServiceResolvers
 let app: Server
 let appUrl = ''
 /** Every bearer token each service received, in order. */
-let received: Record<'feide' | 'surf', string[]>
+const received: Record<'feide' | 'surf', string[]> = { feide: [], surf: [] }
 
 /** The service a request's token is for: here, by the host the request was sent to. */
 function serviceOfHost(hostname: string): string | undefined {
@@ -37,9 +37,8 @@ beforeAll(async () => {
     () => feide.close(),
     () => surf.close(),
   )
-  const feideProxy = await startRecordingProxy(new URL(feide.baseUrl).origin, cleanups)
-  const surfProxy = await startRecordingProxy(new URL(surf.baseUrl).origin, cleanups)
-  received = { feide: feideProxy.received, surf: surfProxy.received }
+  const feideProxy = await startRecordingProxy(feide, { received: received.feide }, cleanups)
+  const surfProxy = await startRecordingProxy(surf, { received: received.surf }, cleanups)
   services = createServiceResolvers({
     services: {
       feide: { baseUrl: `${feideProxy.url}/groups`, timeout: 2000, circuitBreaker: false },
@@ -150,6 +149,9 @@ describe('the guard over several services', () => {
     expect(() => createGuard({ service: 'feide' })).toThrow(/options\.service: needs `services`/)
     expect(() => createGuard({ services, baseUrl: feide.baseUrl })).toThrow(/options\.services: give either/)
     expect(() => createGuard({ services, service: 'elsewhere' })).toThrow(/options\.service: must name one of the services \(feide, surf\)/)
+    // A resolver option beside services would not be in force: refused, naming it.
+    expect(() => createGuard({ services, timeout: 1000 })).toThrow(/options\.timeout: is a resolver option: with `services`/)
+    expect(() => createGuard({ services, sharedCache: {} as never })).toThrow(/options\.sharedCache: is a resolver option/)
   })
 
   it("routes a header's token by the guard's service, and a getToken's unknown service is a 500", async () => {

@@ -9,11 +9,13 @@ import {
   allOf,
   anyOf,
   authenticated,
+  createMembershipResolver,
   createServiceResolvers,
   group,
   groupOfType,
   InvalidArgumentError,
   InvalidOptionError,
+  type ResolverEvent,
   type ServiceResolvers,
 } from '../../src/index.js'
 import { issuerOf } from '../../src/services/token-issuer.js'
@@ -139,5 +141,43 @@ describe('options', () => {
     )
     expect(() => createServiceResolvers({ services: { 'bad name': { baseUrl: feide.baseUrl } } })).toThrow(/options\.services\.bad name/)
     expect(() => createServiceResolvers({ services: { feide: { baseUrl: feide.baseUrl } }, issuer: {} } as never)).toThrow(/issuer/)
+    expect(() => createServiceResolvers({ services: { feide: { baseUrl: feide.baseUrl } }, sharedCache: {} } as never)).toThrow(
+      /options\.sharedCache: must be a shared cache tier/,
+    )
+    expect(() => createServiceResolvers({ services: { feide: { baseUrl: feide.baseUrl, sharedCache: {} as never } } })).toThrow(
+      /options\.services\.feide\.sharedCache: must be a shared cache tier/,
+    )
+  })
+})
+
+describe("a service's events", () => {
+  it('name the service, so that one onEvent can serve several', async () => {
+    const events: ResolverEvent[] = []
+    const onEvent = (event: ResolverEvent): void => {
+      events.push(event)
+    }
+    const labelled = createServiceResolvers({
+      services: { feide: { baseUrl: feide.baseUrl, onEvent }, surf: { baseUrl: surf.baseUrl, onEvent } },
+      groupPrefixes: { 'fc:': 'feide', 'urn:collab:': 'surf' },
+    })
+    const plain = createMembershipResolver({ baseUrl: feide.baseUrl, onEvent })
+    try {
+      const board = anyOf(group(ORG_ID, 'admin'), group(PROJECT_BOARD_GROUP_ID, 'admin'))
+      await labelled.check(feide.issueToken('alice'), board, { service: 'feide' })
+      await labelled.check(surf.issueToken('alice'), board, { service: 'surf' })
+      await plain.check(feide.issueToken('alice'), group(ORG_ID))
+      const misses = events.filter((event) => event.type === 'cache_miss')
+      expect(misses.map((event) => event.service)).toEqual(['feide', 'surf', undefined])
+      expect(events.filter((event) => event.type === 'upstream_response').map((event) => event.service)).toEqual([
+        'feide',
+        'surf',
+        undefined,
+      ])
+      // A resolver of no service: its events as ever, without the key.
+      expect(events.filter((event) => !('service' in event)).length).toBeGreaterThan(0)
+    } finally {
+      await labelled.close()
+      await plain.close()
+    }
   })
 })

@@ -1,22 +1,33 @@
 /**
- * A loopback proxy in front of a group service that records the bearer token of every
- * request it passes on: the tests of several group services read it to show that no token
- * ever reaches a service other than its own.
+ * A proxy in front of an emulator's group service, as one named service of several sees it:
+ * it records the bearer token of every request that reaches the service, and may stand one
+ * token string for another (so that a test can present the same token string to two
+ * services, each of which knows it as one of its own users).
  */
 import { request } from 'undici'
+import type { Emulator } from '../../testing/index.js'
 import { startLoopbackServer, type TestServer } from './loopback-http.js'
 
-/** A running recording proxy: its address, and every bearer token it received, in order. */
-export interface RecordingProxy extends TestServer {
+/** What the proxy does with each request's token. */
+export interface ProxyOptions {
+  /** Receives the token the request came with (before any alias). */
   readonly received: string[]
+  /** The token to send on instead of the one received (`undefined`: the same). */
+  readonly alias?: (token: string) => string | undefined
 }
 
-/** Starts a proxy on 127.0.0.1:0 in front of `origin`; `cleanups` gets its close. */
-export async function startRecordingProxy(origin: string, cleanups: Array<() => Promise<void>>): Promise<RecordingProxy> {
-  const received: string[] = []
-  const server = await startLoopbackServer((req, res) => {
-    const authorization = req.headers.authorization ?? ''
-    received.push(authorization.replace(/^Bearer /, ''))
+/** Starts the proxy in front of `emulator`; its `close()` is pushed onto `cleanups`. */
+export async function startRecordingProxy(
+  emulator: Emulator,
+  options: ProxyOptions,
+  cleanups: Array<() => Promise<void>>,
+): Promise<TestServer> {
+  const origin = new URL(emulator.baseUrl).origin
+  return startLoopbackServer((req, res) => {
+    const presented = (req.headers.authorization ?? '').replace(/^Bearer /, '')
+    options.received.push(presented)
+    const sent = options.alias?.(presented) ?? presented
+    const authorization = req.headers.authorization === undefined ? '' : `Bearer ${sent}`
     request(origin + (req.url ?? '/'), { method: 'GET', headers: { authorization, accept: req.headers.accept ?? '*/*' } }).then(
       async (answer) => {
         const body = Buffer.from(await answer.body.arrayBuffer())
@@ -28,5 +39,4 @@ export async function startRecordingProxy(origin: string, cleanups: Array<() => 
       () => res.destroy(),
     )
   }, cleanups)
-  return Object.assign(server, { received })
 }
