@@ -169,3 +169,60 @@ const FAULT_TEXT: Readonly<Record<(typeof CONSOLE_FAULTS)[number], string>> = {
   '429': '429 (rate limited, Retry-After: 5)',
   down: 'down (connection reset)',
 }
+
+/** One service as the index of several lists it. */
+export interface ConsoleIndexEntry {
+  readonly name: string
+  readonly dialect: string
+  readonly baseUrl: string
+  readonly authUrl: string
+  /** Its own console (`<origin>/<name>/_emulator/`). */
+  readonly consoleUrl: string
+}
+
+/**
+ * The console of an emulator of several services (`/_emulator/`): a section per service,
+ * with its addresses and a link to its own console, where its memberships, faults and
+ * rate limit are changed.
+ */
+export function consoleIndexPage(services: readonly ConsoleIndexEntry[]): Answer {
+  const sections = services.map(
+    (service) => `<section aria-labelledby="service-${escape(service.name)}">
+<h2 id="service-${escape(service.name)}">${escape(service.name)} (${escape(service.dialect)})</h2>
+<table><tbody>
+<tr><th scope="row">group endpoints</th><td><code>${escape(service.baseUrl)}</code></td></tr>
+<tr><th scope="row">OAuth issuer</th><td><code>${escape(service.authUrl)}</code></td></tr>
+</tbody></table>
+<p><a href="${escape(service.consoleUrl)}">The console of ${escape(service.name)}</a>: its users and tokens, memberships, faults, rate limit and calls.</p>
+</section>`,
+  )
+  const body = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>voot-guard emulator console</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<h1>voot-guard emulator console</h1>
+<p class="note">This emulator serves ${services.length} group services, each under its own path with its own data, tokens and OAuth server: a token of one is refused by the others.</p>
+${sections.join('\n')}
+</main>
+</body>
+</html>
+`
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': CONSOLE_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+    },
+    body,
+  }
+}
