@@ -158,7 +158,7 @@ export async function startDemoServices(options: DemoServicesOptions = {}): Prom
   const services = createServiceResolvers({
     services: {
       feide: { baseUrl: emulator.service('feide').baseUrl },
-      openconext: { baseUrl: emulator.service('openconext').baseUrl, roles: ['member', 'manager', 'admin', 'owner'] },
+      openconext: { baseUrl: emulator.service('openconext').baseUrl },
     },
     groupPrefixes: { 'fc:': 'feide', 'urn:collab:': 'openconext' },
   })
