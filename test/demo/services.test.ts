@@ -1,40 +1,25 @@
 /**
  * `npm start -- --services feide,openconext` as a person runs it: the demo in a child
- * process (the script's own command, as test/demo/process.test.ts explains) prints its
+ * process (the script's own command, as test/demo/demo-process.ts explains) prints its
  * story, and every curl line of it gets the status its comment promises over real HTTP: a
  * Feide admin 200, a SURFconext admin 200, a plain member 403, and the two 401s of a token
  * whose service is not named or named wrongly. Ctrl-C stops it cleanly.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { request } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PROJECT_BOARD_GROUP_ID } from '../../testing/index.js'
+import { startDemoProcess, stopDemoProcess, type DemoProcess } from './demo-process.js'
 import { curlAvailable, parseCurl, pasteEnvironment } from './printed-lines.js'
 
 const run = promisify(execFile)
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }
-/** `npm start`'s arguments to node. */
-const START_ARGUMENTS = (manifest.scripts.start ?? '').split(' ').slice(1)
-let child: ChildProcess | undefined
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+let demo: DemoProcess | undefined
 
 afterEach(() => {
   // Only the process group this file started, and only if a test left it running.
-  if (child?.pid !== undefined && groupAlive(child.pid)) process.kill(-child.pid, 'SIGKILL')
-  child = undefined
+  stopDemoProcess(demo?.child)
+  demo = undefined
 })
 
 /** The status of a printed curl line: run by the shell when curl is installed, else replayed. */
@@ -51,22 +36,9 @@ async function statusOf(command: string): Promise<{ status: number; body: string
 
 describe('npm start -- --services feide,openconext', () => {
   it('prints a story whose every curl line answers as it says (200, 200, 403, 401, 401), and stops on Ctrl-C', async () => {
-    const started = spawn(process.execPath, [...START_ARGUMENTS, '--services', 'feide,openconext'], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    child = started
-    let output = ''
-    started.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-    started.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-    const exited = once(started, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
-    const deadline = Date.now() + 15_000
-    while (!output.includes('Stop with Ctrl-C')) {
-      if (Date.now() > deadline || started.exitCode !== null) throw new Error(`the story did not appear:\n${output}`)
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-
+    const started = await startDemoProcess(['--services', 'feide,openconext'])
+    demo = started
+    const output = started.output()
     const lines = [...output.matchAll(/^ {2}# (.*): (\d{3})\n {2}(curl .*)$/gm)].map(([, description = '', status, command = '']) => ({
       description,
       expected: Number(status),
@@ -88,16 +60,9 @@ describe('npm start -- --services feide,openconext', () => {
     expect(html).toContain('feide (dataporten)')
     expect(html).toContain('openconext (openconext)')
 
-    process.kill(-(started.pid ?? 0), 'SIGINT')
-    let timer: NodeJS.Timeout | undefined
-    const [code, signal] = await Promise.race([
-      exited,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no exit within 5 s of SIGINT:\n${output}`)), 5_000)
-      }),
-    ]).finally(() => clearTimeout(timer))
+    const { code, signal } = await started.interrupt()
     expect({ code, signal }).toEqual({ code: 0, signal: null })
-    expect(output).toMatch(/Demo stopped\.\n/)
-    expect(output).not.toMatch(/Error|ERR_/)
+    expect(started.output()).toMatch(/Demo stopped\.\n/)
+    expect(started.output()).not.toMatch(/Error|ERR_/)
   })
 })
