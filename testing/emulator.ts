@@ -203,6 +203,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     throw new InvalidOptionError('services', 'must name at least one service')
   }
 
+  // One face per service, so that `emulator.service('surf')` is the same object each time.
+  const faces = services.map((service) => service.face())
   let closing: Promise<void> | undefined
   // The first service's face (its getters kept, so `requests` and `rateLimit` stay live), and the server's members.
   return Object.assign(first.face(), {
@@ -210,13 +212,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     serviceNames: names,
     service(name: string): EmulatorService {
       const at = names.indexOf(name)
-      const service = at === -1 ? undefined : services[at]
+      const service = at === -1 ? undefined : faces[at]
       if (service === undefined) {
         throw new InvalidArgumentError(
           `service: no service ${JSON.stringify(name)}${names.length === 0 ? ' (this emulator serves one, without `services`)' : ` (services: ${names.join(', ')})`}`,
         )
       }
-      return service.face()
+      return service
     },
     close() {
       closing ??= new Promise<void>((resolve, reject) => {

@@ -4,10 +4,21 @@
  * its own data, tokens, faults, request log, console and OAuth server. A token one service
  * issued is refused (401) by the other.
  */
+import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { runCli } from '../../cli/index.js'
 import { InvalidArgumentError } from '../../src/index.js'
-import { ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator, type EmulatorService } from '../../testing/index.js'
+import {
+  ORG_ID,
+  PROJECT_BOARD_GROUP_ID,
+  READING_CLUB_GROUP_ID,
+  startEmulator,
+  type Emulator,
+  type EmulatorService,
+} from '../../testing/index.js'
+import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
+
+const CHROMIUM = findChromium()
 
 let emulator: Emulator
 let feide: EmulatorService
@@ -49,6 +60,7 @@ describe('an emulator of several services', () => {
     expect([feide.dialect, surf.dialect]).toEqual(['dataporten', 'openconext'])
     expect(emulator.baseUrl).toBe(feide.baseUrl)
     expect(emulator.tokens).toBe(feide.tokens)
+    expect(emulator.service('surf')).toBe(surf)
     expect(emulator.consoleUrl).toBe(`${origin}/_emulator/`)
     expect(() => emulator.service('elsewhere')).toThrow(InvalidArgumentError)
     expect(() => emulator.service('elsewhere')).toThrow('(services: feide, surf)')
@@ -155,6 +167,29 @@ describe('the console of several services', () => {
     expect(own).toContain('action="/surf/_emulator/members"')
     expect(own).toContain(PROJECT_BOARD_GROUP_ID)
   })
+
+  it('takes a browser by keyboard from the index to a service console, whose forms change that service alone (Chromium)', async (ctx) => {
+    needChromium(ctx, CHROMIUM)
+    if (!CHROMIUM.found) return
+    const browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: [...CHROMIUM_ARGS], timeout: 30_000 })
+    try {
+      const page = await browser.newPage()
+      await page.goto(emulator.consoleUrl ?? '')
+      await expect.poll(() => page.getByRole('heading', { level: 2 }).allInnerTexts()).toEqual(['feide (dataporten)', 'surf (openconext)'])
+      const link = page.getByRole('link', { name: 'The console of surf' })
+      await link.focus()
+      await page.keyboard.press('Enter')
+      await page.waitForURL(`${origin}/surf/_emulator/`)
+      await page.getByRole('button', { name: `Remove carol in ${READING_CLUB_GROUP_ID}`, exact: true }).click()
+      await expect.poll(() => page.getByRole('status').innerText()).toBe(`Removed: carol in ${READING_CLUB_GROUP_ID}.`)
+      expect(surf.data.users.find((user) => user.id === 'carol')?.memberships.map((entry) => entry.groupId)).not.toContain(
+        READING_CLUB_GROUP_ID,
+      )
+      expect(feide.data.users.find((user) => user.id === 'carol')?.memberships.length).toBeGreaterThan(0)
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
 
   it('changes one service from a shell with --service, and asks for it without', async () => {
     let stdout = ''
