@@ -157,6 +157,10 @@ const MAX_SERVICES = 16
  * const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })
  * await resolver.membership(emulator.issueToken('alice'), 'fc:org:example.org') // { basic: 'admin', ... }
  * await emulator.close()
+ *
+ * // Feide and SURFconext side by side, each its own tokens: http://127.0.0.1:<port>/feide/groups and /surf
+ * const both = await startEmulator({ services: { feide: { dialect: 'dataporten' }, surf: { dialect: 'openconext' } } })
+ * const surfToken = both.service('surf').issueToken('alice') // refused (401) by both.service('feide')
  * ```
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
@@ -179,23 +183,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   // Set once the server listens and knows its origin; the listener below closes over it first.
   // eslint-disable-next-line prefer-const
-  let served: { readonly services: readonly EmulatedService[]; readonly handle: RequestListener } | undefined
+  let handle: RequestListener | undefined
   const server = createServer((req, res) => {
-    if (served === undefined) writeAnswer(res, INTERNAL_ERROR)
-    else served.handle(req, res)
+    if (handle === undefined) writeAnswer(res, INTERNAL_ERROR)
+    else handle(req, res)
   })
   await listen(server, port, host)
   const address = server.address() as AddressInfo
   const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
   const services = setups.map(([, setup]) => createEmulatedService(setup, origin))
   const names = options.services === undefined ? [] : setups.map(([name]) => name)
-  served = {
-    services,
-    handle:
-      options.services === undefined
-        ? (req, res) => void services[0]?.handle(req, res, req.url ?? '/')
-        : routeByPrefix(names, services, showConsole),
-  }
+  handle =
+    options.services === undefined
+      ? (req, res) => void services[0]?.handle(req, res, req.url ?? '/')
+      : routeByPrefix(names, services, showConsole)
   const [first] = services
   if (first === undefined) {
     // Not reached: the setups hold one service at least.
