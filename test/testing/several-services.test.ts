@@ -181,7 +181,7 @@ describe('the console of several services', () => {
       await page.keyboard.press('Enter')
       await page.waitForURL(`${origin}/surf/_emulator/`)
       await page.getByRole('button', { name: `Remove carol in ${READING_CLUB_GROUP_ID}`, exact: true }).click()
-      await expect.poll(() => page.getByRole('status').innerText()).toBe(`Removed: carol in ${READING_CLUB_GROUP_ID}.`)
+      await expect.poll(() => page.getByRole('status').innerText({ timeout: 5_000 })).toBe(`Removed: carol in ${READING_CLUB_GROUP_ID}.`)
       expect(surf.data.users.find((user) => user.id === 'carol')?.memberships.map((entry) => entry.groupId)).not.toContain(
         READING_CLUB_GROUP_ID,
       )
