@@ -16,6 +16,7 @@ export const DEFAULT_EMULATOR_URL = 'http://127.0.0.1:4000'
 
 const MEMBER_OPTIONS = {
   url: { type: 'string' },
+  service: { type: 'string' },
   user: { type: 'string' },
   group: { type: 'string' },
   role: { type: 'string' },
@@ -27,6 +28,7 @@ const MEMBER_OPTIONS = {
 
 const FAULT_OPTIONS = {
   url: { type: 'string' },
+  service: { type: 'string' },
   user: { type: 'string' },
   ms: { type: 'string' },
   id: { type: 'string' },
@@ -34,28 +36,45 @@ const FAULT_OPTIONS = {
 } as const
 
 export const MEMBERS_HELP = `Usage: voot-guard emulator members add|set|remove --user U --group G [--role R]
-         [--active true|false] [--not-before ISO] [--not-after ISO] [--url URL]
+         [--active true|false] [--not-before ISO] [--not-after ISO] [--url URL] [--service NAME]
 
 Changes a membership in a running emulator (its console's JSON endpoint): add one, set its
 role, dates or active flag, or remove it. The next call to the group service sees it.
 
   --url URL   the emulator (default: VOOT_EMULATOR_URL, else ${DEFAULT_EMULATOR_URL})
+  --service NAME   the service, when the emulator serves several (startEmulator({ services }))
   --role R    the role (add: default member)
   --not-before, --not-after ISO   dates such as 2026-12-01T00:00:00Z; "" removes one
 `
 
-export const FAULT_HELP = `Usage: voot-guard emulator fault slow|500|429|down [--user U] [--ms N] [--url URL]
-       voot-guard emulator fault clear [--id N] [--url URL]
+export const FAULT_HELP = `Usage: voot-guard emulator fault slow|500|429|down [--user U] [--ms N] [--url URL] [--service NAME]
+       voot-guard emulator fault clear [--id N] [--url URL] [--service NAME]
 
 Switches a fault of a running emulator's group service on, for everyone or one user:
 slow (each answer waits --ms, default 2000), 500, 429 (with Retry-After: 5) or down (the
 connection is reset). clear switches one off (--id, as the console lists them) or all.
 
   --url URL   the emulator (default: VOOT_EMULATOR_URL, else ${DEFAULT_EMULATOR_URL})
+  --service NAME   the service, when the emulator serves several (startEmulator({ services }))
 `
 
-async function post(io: CommandIo, base: string | undefined, path: string, body: object): Promise<number> {
-  const url = `${(base ?? io.env['VOOT_EMULATOR_URL'] ?? DEFAULT_EMULATOR_URL).replace(/\/+$/, '')}/_emulator/api/${path}`
+/** Where the command goes: `--url` and `--service`. */
+interface Target {
+  readonly url?: string | undefined
+  readonly service?: string | undefined
+}
+
+/** A service's name, as `startEmulator({ services })` takes it: its path segment. */
+const SERVICE_NAME = /^[a-z][a-z0-9-]{0,31}$/
+
+async function post(io: CommandIo, target: Target, path: string, body: object): Promise<number> {
+  const { service } = target
+  if (service !== undefined && !SERVICE_NAME.test(service)) {
+    throw new InvalidArgumentError('--service: a service name (lower-case letters, digits and -, starting with a letter)')
+  }
+  // One of several services keeps its console under its own path.
+  const consolePath = service === undefined ? '/_emulator' : `/${service}/_emulator`
+  const url = `${(target.url ?? io.env['VOOT_EMULATOR_URL'] ?? DEFAULT_EMULATOR_URL).replace(/\/+$/, '')}${consolePath}/api/${path}`
   let response: Response
   try {
     response = await fetch(url, {
@@ -90,7 +109,7 @@ export async function runMembers(args: readonly string[], io: CommandIo): Promis
     if (values.user === undefined || values.group === undefined) throw new InvalidArgumentError('members: --user and --group are needed')
     if (values.active !== undefined && values.active !== 'true' && values.active !== 'false')
       throw new InvalidArgumentError('--active: true or false')
-    return await post(io, values.url, 'members', {
+    return await post(io, values, 'members', {
       action,
       user: values.user,
       group: values.group,
@@ -120,8 +139,8 @@ export async function runFault(args: readonly string[], io: CommandIo): Promise<
     }
     const id = number('id', values.id)
     const ms = number('ms', values.ms)
-    if (which === 'clear') return await post(io, values.url, 'faults', { action: 'clear', ...(id === undefined ? {} : { id }) })
-    return await post(io, values.url, 'faults', {
+    if (which === 'clear') return await post(io, values, 'faults', { action: 'clear', ...(id === undefined ? {} : { id }) })
+    return await post(io, values, 'faults', {
       action: 'set',
       fault: which,
       ...(values.user === undefined ? {} : { user: values.user }),

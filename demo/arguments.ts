@@ -10,6 +10,7 @@ import { EMULATOR_DIALECTS } from 'voot-guard/testing'
 import { nearestKey } from '../src/adapter-kit.js'
 import { DEMO_FRAMEWORKS } from './frameworks.js'
 import type { DemoOptions } from './options.js'
+import { DEMO_SERVICES } from './services.js'
 
 /**
  * One flag of the demo: `--name` alone, or `--name VALUE` / `--name=VALUE` when it has a
@@ -61,6 +62,12 @@ export const DEMO_FLAGS: readonly DemoFlag[] = [
     name: 'gate',
     help: 'the gate instead of an app: voot-guard in front of any app, as nginx, Caddy, Traefik or Envoy ask it (alone)',
     apply: (options) => ({ ...options, gate: true }),
+  },
+  {
+    name: 'services',
+    value: 'LIST',
+    help: `several group services in one app: ${DEMO_SERVICES.join(',')}, Feide and SURFconext on one emulator (alone)`,
+    apply: (options, value) => ({ ...options, services: serviceList(value) }),
   },
   {
     name: 'help',
@@ -139,6 +146,10 @@ export function parseDemoArguments(
     const others = [...seen].filter((name) => name !== 'gate').map((name) => `--${name}`)
     throw new DemoUsageError(`--gate runs alone: it serves no app, so ${others.join(' and ')} would change nothing`)
   }
+  if (seen.has('services') && seen.size > 1 && !seen.has('help')) {
+    const others = [...seen].filter((name) => name !== 'services').map((name) => `--${name}`)
+    throw new DemoUsageError(`--services runs alone: its app is an Express one of its own, so ${others.join(' and ')} would change nothing`)
+  }
   return seen.has('help') ? { help: true } : { help: false, options }
 }
 
@@ -147,6 +158,16 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
     throw new DemoUsageError(`${flag} ${JSON.stringify(value)} is not one of ${allowed.join(', ')}`)
   }
   return value as T
+}
+
+/** `--services feide,openconext`: every service the demo has, each once, in any order. */
+function serviceList(value: string | undefined): readonly (typeof DEMO_SERVICES)[number][] {
+  const names = (value ?? '').split(',').map((name) => name.trim())
+  const known = DEMO_SERVICES.filter((name) => names.includes(name))
+  if (known.length !== DEMO_SERVICES.length || names.length !== DEMO_SERVICES.length) {
+    throw new DemoUsageError(`--services ${JSON.stringify(value)}: the demo serves ${DEMO_SERVICES.join(',')} (both, each once)`)
+  }
+  return known
 }
 
 /**

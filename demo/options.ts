@@ -5,6 +5,7 @@
  */
 import type { EmulatorDialect } from 'voot-guard/testing'
 import type { DemoFramework } from './frameworks.js'
+import type { DemoService } from './services.js'
 
 /**
  * Options of `startDemo` (demo/start.ts).
@@ -31,4 +32,9 @@ export interface DemoOptions {
    * with curl lines that play a proxy's sub-requests. Only `runDemoCommand` reads it.
    */
   gate?: true
+  /**
+   * Several group services in one app instead (`npm start -- --services feide,openconext`):
+   * demo/services.ts. Only `runDemoCommand` reads it.
+   */
+  services?: readonly DemoService[]
 }

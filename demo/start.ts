@@ -2,7 +2,8 @@
  * `npm start`: the emulator of a VOOT group service and an example app (Express, or
  * `npm start -- --framework koa|fastify|hono|fetch|nestjs`), started together (with
  * `--dialect openconext` the emulator plays SURFconext; with `--redis` the guard is also on
- * a shared cache tier in Redis), with a guide to try them: routes, a token per demo user,
+ * a shared cache tier in Redis; with `--gate` the gate instead of an app, demo/gate.ts; with
+ * `--services feide,openconext` two group services in one app, demo/services.ts), with a guide to try them: routes, a token per demo user,
  * `curl` lines for an allow, a 403, a 401 and a 503, and a decision on the command line.
  * The flags are read by demo/arguments.ts. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
  *
@@ -23,6 +24,7 @@ import { startEmulator, type Emulator } from 'voot-guard/testing'
 import { demoCurlLines, demoGuide, type DemoCurlLine } from './guide.js'
 import { startDemoSharedTier, type DemoSharedTier } from './shared-tier.js'
 import { startDemoGate, type DemoGate } from './gate.js'
+import { startDemoServices, type DemoServices } from './services.js'
 
 export type { DemoCurlLine } from './guide.js'
 export type { DemoOptions } from './options.js'
@@ -191,11 +193,14 @@ export async function runDemoCommand(
     io.stdout.write(demoUsage())
     return 0
   }
-  const { gate, ...options } = command.options
-  let demo: Demo | DemoGate
+  const { gate, services, ...options } = command.options
+  let demo: Demo | DemoGate | DemoServices
   try {
     if (gate === true) {
       demo = await startDemoGate()
+      io.stdout.write(demo.guide)
+    } else if (services !== undefined) {
+      demo = await startDemoServices()
       io.stdout.write(demo.guide)
     } else {
       demo = await startDemo({ ...options, print: (guide) => void io.stdout.write(guide) })

@@ -2,28 +2,32 @@
  * The emulator: one loopback HTTP server with the group endpoints of a dialect (Dataporten's
  * under `/groups` and `/groups/v1`, or OpenConext's at the root) and the authorization
  * server beside them, plus the controls a test needs (tokens, faults, latency, a rate
- * limit, a request log and an injectable clock).
+ * limit, a request log and an injectable clock); or several such services side by side,
+ * each under its own path (`services`). One service is made in emulated-service.ts.
  *
  * @module
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { InvalidArgumentError, InvalidOptionError } from '../src/index.js'
 import { rejectUnknownKeys } from '../src/adapter-kit.js'
 import { INTERNAL_ERROR, NOT_FOUND, writeAnswer } from './answer.js'
-import { identifyCaller } from './bearer-auth.js'
+import { createConsoleIndex } from './console/console-index.js'
+import { CONSOLE_PATH } from './console/console-routes.js'
 import { loadEmulatorData } from './data/data-file.js'
 import { validateEmulatorData, type EmulatorData } from './data/data.js'
 import { defaultData } from './data/default-data.js'
-import { dialectRoutes, type EmulatorDialect } from './group-service/dialect.js'
-import { FaultRegistry, type FaultController } from './group-service/faults.js'
-import { createGroupService } from './group-service/group-service.js'
-import { createOAuthServer, type OAuthServer } from './oauth-server/oauth-server.js'
 import { openConextData } from './data/openconext-data.js'
-import { createRateLimiter, type RateLimiter } from './group-service/rate-limiter.js'
-import { RequestLog, type RecordedRequest } from './request-log.js'
-import { TokenStore } from './token-store.js'
-import { createConsoleRoutes, CONSOLE_PATH } from './console/console-routes.js'
+import {
+  checkServiceOptions,
+  createEmulatedService,
+  type EmulatedService,
+  type EmulatorService,
+  type ServiceSetup,
+} from './emulated-service.js'
+import { dialectRoutes, type EmulatorDialect } from './group-service/dialect.js'
+
+export type { EmulatorService, IssueClientTokenOptions, IssueTokenOptions } from './emulated-service.js'
 
 /**
  * Options of {@link startEmulator}.
@@ -32,6 +36,7 @@ import { createConsoleRoutes, CONSOLE_PATH } from './console/console-routes.js'
  * ```ts
  * await startEmulator({ data: './groups.json', latency: 20, rateLimit: { limit: 100, windowMs: 1000 } })
  * await startEmulator({ dialect: 'openconext' }) // SURFconext's routes at the root, URN ids, five roles
+ * await startEmulator({ services: { feide: {}, surf: { dialect: 'openconext' } } }) // both, under /feide and /surf
  * ```
  */
 export interface EmulatorOptions {
@@ -59,47 +64,29 @@ export interface EmulatorOptions {
    * emulator members|fault`), served to loopback clients only. Default `true`.
    */
   console?: boolean
+  /**
+   * Several group services at once, by name, each under its own path `/<name>` of the one
+   * server: its own dialect, data, tokens, faults, rate limit, request log, console and
+   * authorization server (issuer `<origin>/<name>`). A token one service issued is unknown
+   * to the others (401). `emulator.service(name)` gives each; the emulator's own members
+   * are its first service's. With `services`, `dialect`, `data`, `latency` and `rateLimit`
+   * are given per service. Names: lower-case letters, digits and `-`; at most 16 services.
+   */
+  services?: Readonly<Record<string, EmulatorServiceOptions>>
 }
 
 /** Every key of {@link EmulatorOptions}. */
-const OPTION_KEYS: readonly (keyof EmulatorOptions)[] = ['dialect', 'port', 'host', 'data', 'latency', 'rateLimit', 'now', 'console']
-/** Every key of {@link IssueTokenOptions} and {@link IssueClientTokenOptions}. */
-const ISSUE_KEYS: readonly (keyof IssueTokenOptions)[] = ['scopes', 'expiresIn', 'clientId']
-
-/**
- * Options of {@link Emulator.issueToken}.
- *
- * @example
- * ```ts
- * emulator.issueToken('alice', { scopes: ['openid', 'userid'], expiresIn: 60 })
- * ```
- */
-export interface IssueTokenOptions {
-  /** Default `['openid', 'userid', 'profile', 'groups']`. */
-  scopes?: string[]
-  /** Lifetime in seconds. Default 28 800 (8 hours, as the real service). */
-  expiresIn?: number
-  /** Default: the data set's first client, else `'emulator-client'`. */
-  clientId?: string
-}
-
-/**
- * Options of {@link Emulator.issueClientToken}.
- *
- * @example
- * ```ts
- * emulator.issueClientToken({ clientId: 'demo-service' })
- * ```
- */
-export interface IssueClientTokenOptions {
-  /** Default `['groups']` (a client token never reads `me/*`, whatever its scopes). */
-  scopes?: string[]
-  /** Lifetime in seconds. Default 28 800. */
-  expiresIn?: number
-  /** Default: the data set's first client, else `'emulator-client'`. */
-  clientId?: string
-}
-
+const OPTION_KEYS: readonly (keyof EmulatorOptions)[] = [
+  'dialect',
+  'port',
+  'host',
+  'data',
+  'latency',
+  'rateLimit',
+  'now',
+  'console',
+  'services',
+]
 /**
  * A running emulator.
  *
@@ -111,61 +98,51 @@ export interface IssueClientTokenOptions {
  * await emulator.close()
  * ```
  */
-export interface Emulator {
-  /**
-   * Base URL of the group endpoints, no trailing slash: with the `/groups` prefix
-   * (Dataporten dialect), or the bare origin (OpenConext dialect, which serves at the root).
-   */
-  readonly baseUrl: string
-  /** The dialect served. */
-  readonly dialect: EmulatorDialect
-  /** Base URL of the authorization server (same server, no path). */
-  readonly authUrl: string
-  /** The data served. Live: changes take effect on the next request. */
-  readonly data: EmulatorData
-  /**
-   * Replaces the data served with a validated copy of `next`, in place (`data` stays the
-   * same object). Throws `InvalidArgumentError` naming the bad field, and keeps the data in force.
-   */
-  replaceData(next: EmulatorData): void
-  /** The tokens the group endpoints and the authorization server accept. */
-  readonly tokens: TokenStore
-  /** Issues a personal token for a user of the data set; throws for an unknown user. */
-  issueToken(userId: string, options?: IssueTokenOptions): string
-  /** Issues a client-only token (client credentials style, no user). */
-  issueClientToken(options?: IssueClientTokenOptions): string
-  /** Revokes a token: the group endpoints answer 401 for it from now on. */
-  revokeToken(token: string): void
-  /** Requests received so far (group endpoints and authorization server), oldest first. Never contains a token. */
-  readonly requests: readonly RecordedRequest[]
-  /**
-   * Requests whose pathname equals `path` (as received, or decoded segment by segment);
-   * all requests without `path`.
-   */
-  count(path?: string): number
-  /** Clears {@link Emulator.requests} and the counters. */
-  resetLog(): void
-  /** Fault injection for the group endpoints. */
-  readonly faults: FaultController
-  /**
-   * The rate limit in force (per client address), `undefined` for none; set it to change it
-   * (`{ limit, windowMs }`, or `undefined`), as the console does.
-   */
-  rateLimit: { limit: number; windowMs: number } | undefined
-  /** The console's address (`<authUrl>/_emulator/`), or `undefined` with `console: false`. */
+export interface Emulator extends EmulatorService {
+  /** The console's address (`<origin>/_emulator/`), or `undefined` with `console: false`. */
   readonly consoleUrl: string | undefined
-  /** The authorization server at {@link Emulator.authUrl} (discovery, flows, JWKS, key rotation). */
-  readonly oauth: OAuthServer
+  /**
+   * The names of the services, in the order of the `services` option; empty for an
+   * emulator of one service (the emulator itself).
+   */
+  readonly serviceNames: readonly string[]
+  /**
+   * One of the services of `startEmulator({ services })`, by name.
+   *
+   * @throws {@link voot-guard!InvalidArgumentError} for a name the emulator does not serve
+   *   (and for any name when it serves one service, without `services`).
+   */
+  service(name: string): EmulatorService
   /** Stops the server, destroying open and hanging connections. Resolves once closed. */
   close(): Promise<void>
 }
 
-const DEFAULT_EXPIRES_IN = 8 * 60 * 60
-const DEFAULT_USER_SCOPES = ['openid', 'userid', 'profile', 'groups']
-const DEFAULT_CLIENT_SCOPES = ['groups']
-/** The roles the console offers, lowest first: Dataporten's, and OpenConext's (with `prospect`, an invitee). */
-const DATAPORTEN_ROLES = ['member', 'admin', 'owner'] as const
-const OPENCONEXT_ROLES = ['prospect', 'member', 'manager', 'admin', 'owner'] as const
+/**
+ * One service of {@link EmulatorOptions.services}: what a one-service emulator takes per
+ * service.
+ *
+ * @example
+ * ```ts
+ * const surf: EmulatorServiceOptions = { dialect: 'openconext', latency: 20 }
+ * ```
+ */
+export interface EmulatorServiceOptions {
+  /** The real service to play, as {@link EmulatorOptions.dialect}. Default `'dataporten'`. */
+  dialect?: EmulatorDialect
+  /** Its data set, or the path of a JSON file with one. Default: the dialect's. */
+  data?: EmulatorData | string
+  /** Milliseconds added to every group-endpoint answer. Default 0. */
+  latency?: number
+  /** Its rate limit per client address, as {@link EmulatorOptions.rateLimit}. Default: none. */
+  rateLimit?: { limit: number; windowMs: number }
+}
+
+/** Every key of {@link EmulatorServiceOptions}. */
+const SERVICE_KEYS: readonly (keyof EmulatorServiceOptions)[] = ['dialect', 'data', 'latency', 'rateLimit']
+/** A service's name: one path segment, and never the console's. */
+const SERVICE_NAME = /^[a-z][a-z0-9-]{0,31}$/
+/** Services of one emulator, at most. */
+const MAX_SERVICES = 16
 
 /**
  * Starts an emulator of a VOOT group service (and its authorization server) on loopback.
@@ -180,174 +157,70 @@ const OPENCONEXT_ROLES = ['prospect', 'member', 'manager', 'admin', 'owner'] as 
  * const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })
  * await resolver.membership(emulator.issueToken('alice'), 'fc:org:example.org') // { basic: 'admin', ... }
  * await emulator.close()
+ *
+ * // Feide and SURFconext side by side, each its own tokens: http://127.0.0.1:<port>/feide/groups and /surf
+ * const both = await startEmulator({ services: { feide: { dialect: 'dataporten' }, surf: { dialect: 'openconext' } } })
+ * const surfToken = both.service('surf').issueToken('alice') // refused (401) by both.service('feide')
  * ```
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('(options)', 'must be an object')
   rejectUnknownKeys('', options, OPTION_KEYS)
-  const { port = 0, host = '127.0.0.1', latency = 0, now = Date.now, dialect = 'dataporten' } = options
+  const { port = 0, host = '127.0.0.1', now = Date.now } = options
   // Throws for an unknown dialect, naming the option.
-  const routes = dialectRoutes(dialect)
+  if (options.services === undefined) dialectRoutes(options.dialect ?? 'dataporten')
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError('port', 'must be an integer from 0 to 65535')
   if (typeof host !== 'string' || host === '') throw new InvalidOptionError('host', 'must be a non-empty string')
-  if (typeof latency !== 'number' || !Number.isFinite(latency) || latency < 0) {
-    throw new InvalidOptionError('latency', 'must be a non-negative number of milliseconds')
-  }
+  if (options.services === undefined) checkServiceOptions('', options.latency ?? 0, options.rateLimit)
   if (typeof now !== 'function') throw new InvalidOptionError('now', 'must be a function returning ms since the epoch')
-  if (options.rateLimit !== undefined && (typeof options.rateLimit !== 'object' || options.rateLimit === null)) {
-    throw new InvalidOptionError('rateLimit', 'must be an object { limit, windowMs }')
-  }
-  if (options.rateLimit !== undefined) rejectUnknownKeys('rateLimit.', options.rateLimit, ['limit', 'windowMs'])
   if (options.console !== undefined && typeof options.console !== 'boolean')
     throw new InvalidOptionError('console', 'must be true or false')
-  let rateLimit: { limit: number; windowMs: number } | undefined
-  let limiter: RateLimiter | undefined
-  const setRateLimit = (setting: { limit: number; windowMs: number } | undefined): void => {
-    // Throws InvalidOptionError naming rateLimit.limit or rateLimit.windowMs.
-    limiter = setting === undefined ? undefined : createRateLimiter({ ...setting, now })
-    rateLimit = setting === undefined ? undefined : { limit: setting.limit, windowMs: setting.windowMs }
-  }
-  setRateLimit(options.rateLimit)
-  const data = await resolveData(options.data ?? (dialect === 'openconext' ? openConextData : defaultData))
+  const showConsole = options.console !== false
+  const setups =
+    options.services === undefined
+      ? [await serviceSetup('', options, { now, console: showConsole, prefix: '' })]
+      : await servicesSetups(options, { now, console: showConsole })
 
-  const tokens = new TokenStore(now)
-  const log = new RequestLog()
-  const faults = new FaultRegistry()
-  const groupService = createGroupService({ data, routes, tokens, faults, latency, now, limiter: () => limiter })
-  // Set once the server listens and knows its origin; the handler below closes over it first.
+  // Set once the server listens and knows its origin; the listener below closes over it first.
   // eslint-disable-next-line prefer-const
-  let authorizationServer: OAuthServer | undefined
-  let origin = ''
-  // One token per user for the console's page, issued when it first shows the user.
-  const consoleTokens = new Map<string, string>()
-  const consoleRoutes =
-    options.console === false
-      ? undefined
-      : createConsoleRoutes(
-          {
-            data,
-            faults,
-            roles: dialect === 'openconext' ? OPENCONEXT_ROLES : DATAPORTEN_ROLES,
-            tokenOf(user) {
-              let token = consoleTokens.get(user)
-              if (token === undefined || tokens.lookup(token) === undefined) {
-                token = tokens.issue({
-                  userId: user,
-                  clientId: data.clients[0]?.clientId ?? 'emulator-client',
-                  scopes: DEFAULT_USER_SCOPES,
-                  expiresIn: DEFAULT_EXPIRES_IN,
-                })
-                consoleTokens.set(user, token)
-              }
-              return token
-            },
-            requests: () => log.entries,
-            get rateLimit() {
-              return rateLimit ?? null
-            },
-            set rateLimit(setting) {
-              setRateLimit(setting ?? undefined)
-            },
-          },
-          () => origin,
-          () => `${origin}${routes.basePath}`,
-        )
-
-  const handleOtherRequest = async (req: IncomingMessage, res: ServerResponse, rawUrl: string, entry: { user?: string }): Promise<void> => {
-    const caller = identifyCaller(req.headers.authorization, tokens)
-    if (caller.kind === 'token' && caller.record.userId !== undefined) entry.user = caller.record.userId
-    // Only origin-form targets: '//host/x' or an absolute URL must not turn into another origin.
-    const url = rawUrl.startsWith('/') && URL.canParse(origin + rawUrl) ? new URL(origin + rawUrl) : undefined
-    const handled =
-      url !== undefined &&
-      (((await consoleRoutes?.handle(req, res, url)) ?? false) ||
-        (authorizationServer !== undefined && (await authorizationServer.handle(req, res, url))))
-    if (!handled && !res.headersSent && !res.destroyed) writeAnswer(res, NOT_FOUND)
-  }
-
-  const dispatch = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const rawUrl = req.url ?? '/'
-    const entry = log.start(req.method ?? 'GET', rawUrl, now(), res)
-    const connection = new AbortController()
-    res.once('close', () => connection.abort())
-    try {
-      const queryStart = rawUrl.indexOf('?')
-      if (routes.isServicePath(queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart))) {
-        await groupService.handle(req, res, { rawUrl, entry, signal: connection.signal })
-      } else {
-        await handleOtherRequest(req, res, rawUrl, entry)
-      }
-    } catch {
-      if (!res.headersSent) writeAnswer(res, INTERNAL_ERROR)
-      else res.destroy()
-    }
-  }
-
-  const server = createServer((req, res) => void dispatch(req, res))
+  let handle: RequestListener | undefined
+  const server = createServer((req, res) => {
+    if (handle === undefined) writeAnswer(res, INTERNAL_ERROR)
+    else handle(req, res)
+  })
   await listen(server, port, host)
   const address = server.address() as AddressInfo
-  origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
-  authorizationServer = createOAuthServer({ data, tokens, issuer: origin, now })
+  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+  const services = setups.map(([, setup]) => createEmulatedService(setup, origin))
+  const names = options.services === undefined ? [] : setups.map(([name]) => name)
+  handle =
+    options.services === undefined
+      ? (req, res) => void services[0]?.handle(req, res, req.url ?? '/')
+      : routeByPrefix(names, services, showConsole)
+  const [first] = services
+  if (first === undefined) {
+    // Not reached: the setups hold one service at least.
+    server.close()
+    throw new InvalidOptionError('services', 'must name at least one service')
+  }
 
-  const defaultClientId = (): string => data.clients[0]?.clientId ?? 'emulator-client'
+  // One face per service, so that `emulator.service('surf')` is the same object each time.
+  const faces = services.map((service) => service.face())
   let closing: Promise<void> | undefined
-
-  return {
-    baseUrl: `${origin}${routes.basePath}`,
-    authUrl: origin,
-    dialect,
-    data,
-    replaceData(next) {
-      const valid = validateEmulatorData(next)
-      data.groups.splice(0, data.groups.length, ...valid.groups)
-      data.groupTypes.splice(0, data.groupTypes.length, ...valid.groupTypes)
-      data.users.splice(0, data.users.length, ...valid.users)
-      data.clients.splice(0, data.clients.length, ...valid.clients)
-    },
-    tokens,
-    issueToken(userId, issueOptions = {}) {
-      rejectUnknownKeys('', issueOptions, ISSUE_KEYS)
-      if (!data.users.some((user) => user.id === userId)) {
-        throw new InvalidArgumentError(`issueToken: unknown user ${JSON.stringify(userId)}`)
+  // The first service's face (its getters kept, so `requests` and `rateLimit` stay live), and the server's members.
+  return Object.assign(first.face(), {
+    consoleUrl: !showConsole ? undefined : `${origin}${CONSOLE_PATH}/`,
+    serviceNames: names,
+    service(name: string): EmulatorService {
+      const at = names.indexOf(name)
+      const service = at === -1 ? undefined : faces[at]
+      if (service === undefined) {
+        throw new InvalidArgumentError(
+          `service: no service ${JSON.stringify(name)}${names.length === 0 ? ' (this emulator serves one, without `services`)' : ` (services: ${names.join(', ')})`}`,
+        )
       }
-      return tokens.issue({
-        userId,
-        clientId: issueOptions.clientId ?? defaultClientId(),
-        scopes: issueOptions.scopes ?? DEFAULT_USER_SCOPES,
-        expiresIn: issueOptions.expiresIn ?? DEFAULT_EXPIRES_IN,
-      })
+      return service
     },
-    issueClientToken(issueOptions = {}) {
-      rejectUnknownKeys('', issueOptions, ISSUE_KEYS)
-      return tokens.issue({
-        clientId: issueOptions.clientId ?? defaultClientId(),
-        scopes: issueOptions.scopes ?? DEFAULT_CLIENT_SCOPES,
-        expiresIn: issueOptions.expiresIn ?? DEFAULT_EXPIRES_IN,
-      })
-    },
-    revokeToken(token) {
-      tokens.revoke(token)
-    },
-    get requests() {
-      return log.entries
-    },
-    count(path) {
-      return log.count(path)
-    },
-    resetLog() {
-      log.reset()
-    },
-    faults,
-    get rateLimit() {
-      return rateLimit === undefined ? undefined : { ...rateLimit }
-    },
-    set rateLimit(setting) {
-      if (setting !== undefined && (typeof setting !== 'object' || setting === null))
-        throw new InvalidOptionError('rateLimit', 'must be an object { limit, windowMs }')
-      setRateLimit(setting)
-    },
-    consoleUrl: consoleRoutes === undefined ? undefined : `${origin}${CONSOLE_PATH}/`,
-    oauth: authorizationServer,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err === undefined ? resolve() : reject(err)))
@@ -356,15 +229,106 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       })
       return closing
     },
+  })
+}
+
+/** One service's setup from its options; `where` names them in errors (`''` or `'services.surf.'`). */
+async function serviceSetup(
+  where: string,
+  options: EmulatorServiceOptions,
+  shared: { readonly now: () => number; readonly console: boolean; readonly prefix: string },
+): Promise<[string, ServiceSetup]> {
+  const { dialect = 'dataporten', latency = 0 } = options
+  try {
+    dialectRoutes(dialect)
+  } catch (error) {
+    if (where === '') throw error
+    throw new InvalidOptionError(`${where}dialect`, (error as Error).message.replace(/^[^:]*: /, ''))
+  }
+  checkServiceOptions(where, latency, options.rateLimit)
+  const data = await resolveData(`${where}data`, options.data ?? (dialect === 'openconext' ? openConextData : defaultData))
+  return [shared.prefix.slice(1), { dialect, data, latency, rateLimit: options.rateLimit, ...shared }]
+}
+
+/** The setups of `options.services`, each checked and named with its service. */
+async function servicesSetups(
+  options: EmulatorOptions,
+  shared: { readonly now: () => number; readonly console: boolean },
+): Promise<[string, ServiceSetup][]> {
+  const { services } = options
+  if (typeof services !== 'object' || services === null || Array.isArray(services)) {
+    throw new InvalidOptionError('services', 'must be an object of services by name, such as { feide: { dialect: "dataporten" } }')
+  }
+  const given = (['dialect', 'data', 'latency', 'rateLimit'] as const).find((key) => options[key] !== undefined)
+  if (given !== undefined) throw new InvalidOptionError(given, 'give it per service, in `services`, when there are several')
+  const names = Object.keys(services)
+  if (names.length === 0 || names.length > MAX_SERVICES) throw new InvalidOptionError('services', `must name 1 to ${MAX_SERVICES} services`)
+  const setups: [string, ServiceSetup][] = []
+  for (const name of names) {
+    if (!SERVICE_NAME.test(name)) {
+      throw new InvalidOptionError(
+        `services.${name}`,
+        'a service name is lower-case letters, digits and -, starting with a letter (it is its path)',
+      )
+    }
+    const serviceOptions = services[name]
+    if (typeof serviceOptions !== 'object' || serviceOptions === null) throw new InvalidOptionError(`services.${name}`, 'must be an object')
+    rejectUnknownKeys(`services.${name}.`, serviceOptions, SERVICE_KEYS)
+    setups.push(await serviceSetup(`services.${name}.`, serviceOptions, { ...shared, prefix: `/${name}` }))
+  }
+  return setups
+}
+
+/**
+ * The request listener of several services: `/<name>/...` to the service of that name,
+ * its prefix taken off; the console's index at `/_emulator/`; anything else a 404.
+ */
+function routeByPrefix(names: readonly string[], services: readonly EmulatedService[], showConsole: boolean): RequestListener {
+  const index = showConsole
+    ? createConsoleIndex(
+        names.map((name, at) => {
+          const face = services[at]?.face()
+          return {
+            name,
+            dialect: face?.dialect ?? 'dataporten',
+            baseUrl: face?.baseUrl ?? '',
+            authUrl: face?.authUrl ?? '',
+            consoleUrl: services[at]?.consoleUrl ?? '',
+          }
+        }),
+      )
+    : undefined
+  return (req, res) => {
+    const rawUrl = req.url ?? '/'
+    const end = rawUrl.slice(1).search(/[/?]/)
+    const name = end === -1 ? rawUrl.slice(1) : rawUrl.slice(1, end + 1)
+    const at = rawUrl.startsWith('/') ? names.indexOf(name) : -1
+    const service = services[at]
+    if (service !== undefined) {
+      const rest = rawUrl.slice(name.length + 1)
+      void service.handle(req, res, rest.startsWith('/') ? rest : `/${rest}`)
+      return
+    }
+    void (async () => {
+      try {
+        if (!((await index?.handle(req, res)) ?? false)) {
+          req.resume()
+          writeAnswer(res, NOT_FOUND)
+        }
+      } catch {
+        if (!res.headersSent) writeAnswer(res, INTERNAL_ERROR)
+        else res.destroy()
+      }
+    })()
   }
 }
 
-async function resolveData(data: EmulatorData | string): Promise<EmulatorData> {
+async function resolveData(option: string, data: EmulatorData | string): Promise<EmulatorData> {
   try {
     if (typeof data === 'string') return await loadEmulatorData(data)
     return validateEmulatorData(data)
   } catch (err) {
-    throw new InvalidOptionError('data', (err as Error).message, { cause: err })
+    throw new InvalidOptionError(option, (err as Error).message, { cause: err })
   }
 }
 

@@ -18,7 +18,15 @@
  *
  * @module
  */
-export { startEmulator, type Emulator, type EmulatorOptions, type IssueClientTokenOptions, type IssueTokenOptions } from './emulator.js'
+export {
+  startEmulator,
+  type Emulator,
+  type EmulatorOptions,
+  type EmulatorService,
+  type EmulatorServiceOptions,
+  type IssueClientTokenOptions,
+  type IssueTokenOptions,
+} from './emulator.js'
 export {
   validateEmulatorData,
   type EmulatorClient,

@@ -108,6 +108,23 @@ describe('runDemoCommand', () => {
     expect(stdout).toContain('Demo stopped.')
   })
 
+  it('reads --services: both services, each once, in any order, alone', async () => {
+    expect(parseDemoArguments(['--services', 'feide,openconext'], {})).toEqual({
+      help: false,
+      options: { services: ['feide', 'openconext'] },
+    })
+    expect(parseDemoArguments(['--services=openconext,feide'], {})).toEqual({ help: false, options: { services: ['feide', 'openconext'] } })
+    for (const value of ['feide', 'feide,feide', 'feide,surf', 'feide,openconext,feide']) {
+      expect(usageError(['--services', value])).toBe(
+        `--services ${JSON.stringify(value)}: the demo serves feide,openconext (both, each once)`,
+      )
+    }
+    let stderr = ''
+    const io = { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } }
+    expect(await runDemoCommand(['--services', 'feide,openconext', '--dialect', 'openconext'], {}, io, AbortSignal.abort())).toBe(2)
+    expect(stderr).toContain('npm start: --services runs alone: its app is an Express one of its own, so --dialect would change nothing')
+  })
+
   it('refuses --gate beside a flag that would change nothing', async () => {
     let stderr = ''
     const io = { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } }

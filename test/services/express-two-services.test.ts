@@ -1,5 +1,6 @@
 /**
- * One Express route over two group services (a Feide emulator and a SURFconext one):
+ * One Express route over two group services (one emulator serving a Feide service and a
+ * SURFconext one, each under its own path with its own tokens):
  * anyOf(a Feide admin of one group, a SURFconext admin of another). Each service is reached
  * through a recording proxy, so the test sees every token that arrives at each service and
  * can show that no token ever goes to a service other than its own.
@@ -11,12 +12,13 @@ import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createGuard } from '../../adapters/express/index.js'
 import { anyOf, createServiceResolvers, group, type ServiceResolvers } from '../../src/index.js'
-import { ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
+import { ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator, type EmulatorService } from '../../testing/index.js'
 import { startRecordingProxy } from '../support/recording-proxy.js'
 
 const cleanups: Array<() => Promise<void>> = []
-let feide: Emulator
-let surf: Emulator
+let emulator: Emulator
+let feide: EmulatorService
+let surf: EmulatorService
 let services: ServiceResolvers
 let app: Server
 let appUrl = ''
@@ -31,12 +33,10 @@ function serviceOfHost(hostname: string): string | undefined {
 }
 
 beforeAll(async () => {
-  feide = await startEmulator()
-  surf = await startEmulator({ dialect: 'openconext' })
-  cleanups.push(
-    () => feide.close(),
-    () => surf.close(),
-  )
+  emulator = await startEmulator({ services: { feide: { dialect: 'dataporten' }, surf: { dialect: 'openconext' } } })
+  feide = emulator.service('feide')
+  surf = emulator.service('surf')
+  cleanups.push(() => emulator.close())
   const feideProxy = await startRecordingProxy(feide, { received: received.feide }, cleanups)
   const surfProxy = await startRecordingProxy(surf, { received: received.surf }, cleanups)
   services = createServiceResolvers({

@@ -19,10 +19,11 @@ import {
   type ServiceResolvers,
 } from '../../src/index.js'
 import { issuerOf } from '../../src/services/token-issuer.js'
-import { ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
+import { ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator, type EmulatorService } from '../../testing/index.js'
 
-let feide: Emulator
-let surf: Emulator
+let emulator: Emulator
+let feide: EmulatorService
+let surf: EmulatorService
 let services: ServiceResolvers
 
 function jwt(claims: object): string {
@@ -31,8 +32,10 @@ function jwt(claims: object): string {
 }
 
 beforeAll(async () => {
-  feide = await startEmulator()
-  surf = await startEmulator({ dialect: 'openconext' })
+  // One emulator, two services: each its own path, data and tokens.
+  emulator = await startEmulator({ services: { feide: { dialect: 'dataporten' }, surf: { dialect: 'openconext' } } })
+  feide = emulator.service('feide')
+  surf = emulator.service('surf')
   services = createServiceResolvers({
     services: { feide: { baseUrl: feide.baseUrl }, surf: { baseUrl: surf.baseUrl } },
     groupPrefixes: { 'fc:': 'feide', 'urn:collab:': 'surf' },
@@ -41,8 +44,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await services.close()
-  await feide.close()
-  await surf.close()
+  await emulator.close()
 })
 
 describe('which service a group belongs to', () => {

@@ -5,7 +5,7 @@
  * services, each of which knows it as one of its own users).
  */
 import { request } from 'undici'
-import type { Emulator } from '../../testing/index.js'
+import type { Emulator, EmulatorService } from '../../testing/index.js'
 import { startLoopbackServer, type TestServer } from './loopback-http.js'
 
 /** What the proxy does with each request's token. */
@@ -16,13 +16,17 @@ export interface ProxyOptions {
   readonly alias?: (token: string) => string | undefined
 }
 
-/** Starts the proxy in front of `emulator`; its `close()` is pushed onto `cleanups`. */
+/**
+ * Starts the proxy in front of `emulator` (or one service of an emulator of several: the
+ * proxy's root is the service's root); its `close()` is pushed onto `cleanups`.
+ */
 export async function startRecordingProxy(
-  emulator: Emulator,
+  emulator: Emulator | EmulatorService,
   options: ProxyOptions,
   cleanups: Array<() => Promise<void>>,
 ): Promise<TestServer> {
-  const origin = new URL(emulator.baseUrl).origin
+  // The service's root: the emulator's origin, and with several services, the service's path.
+  const origin = emulator.authUrl
   return startLoopbackServer((req, res) => {
     const presented = (req.headers.authorization ?? '').replace(/^Bearer /, '')
     options.received.push(presented)

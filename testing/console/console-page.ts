@@ -104,19 +104,7 @@ export function consolePage(state: ConsoleState, base: string, baseUrl: string, 
 ${state.calls.map((call) => `<tr><td>${escape(call.at.slice(11, 23))}</td><td><code>${escape(`${call.method} ${call.path}`)}</code></td><td>${escape(call.user ?? '')}</td><td>${call.status === 0 ? 'none' : call.status}</td></tr>`).join('\n')}
 </tbody></table>`
 
-  const body = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>voot-guard emulator console</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<h1>voot-guard emulator console</h1>
-<p class="note">A stand-in group service for development and tests: changes here apply to the next call. The group endpoints are at <code>${escape(baseUrl)}</code>.</p>
+  const main = `<p class="note">A stand-in group service for development and tests: changes here apply to the next call. The group endpoints are at <code>${escape(baseUrl)}</code>.</p>
 ${message === undefined ? '' : `<p class="${message.kind}" role="${message.kind === 'problem' ? 'alert' : 'status'}">${escape(message.text)}</p>`}
 <h2 id="tokens">Users and their tokens</h2>
 <table><caption>A personal token per user, with the groups scope</caption><thead><tr><th scope="col">user</th><th scope="col">name</th><th scope="col">token</th><th scope="col">try it</th></tr></thead><tbody>
@@ -144,14 +132,31 @@ ${faults}
 <label for="window">per ms</label> <input id="window" type="number" name="windowMs" min="1" value="${state.rateLimit?.windowMs ?? 1000}">
 <button type="submit" name="action" value="set">Set</button> <button type="submit" name="action" value="off">No limit</button></form>
 <h2 id="calls">Last calls to the group service</h2>
-${calls}
+${calls}`
+  return consoleDocument(main, message?.kind === 'problem' ? 400 : 200, true)
+}
+
+/** A console page around `main`: the head, the style, the copy buttons' script when `script`, and the headers. */
+function consoleDocument(main: string, status: number, script: boolean): Answer {
+  const body = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>voot-guard emulator console</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<h1>voot-guard emulator console</h1>
+${main}
 </main>
-<script>${SCRIPT}</script>
-</body>
+${script ? `<script>${SCRIPT}</script>\n` : ''}</body>
 </html>
 `
   return {
-    status: message?.kind === 'problem' ? 400 : 200,
+    status,
     headers: {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
@@ -168,4 +173,35 @@ const FAULT_TEXT: Readonly<Record<(typeof CONSOLE_FAULTS)[number], string>> = {
   '500': '500 (server error)',
   '429': '429 (rate limited, Retry-After: 5)',
   down: 'down (connection reset)',
+}
+
+/** One service as the index of several lists it. */
+export interface ConsoleIndexEntry {
+  readonly name: string
+  readonly dialect: string
+  readonly baseUrl: string
+  readonly authUrl: string
+  /** Its own console (`<origin>/<name>/_emulator/`). */
+  readonly consoleUrl: string
+}
+
+/**
+ * The console of an emulator of several services (`/_emulator/`): a section per service,
+ * with its addresses and a link to its own console, where its memberships, faults and
+ * rate limit are changed.
+ */
+export function consoleIndexPage(services: readonly ConsoleIndexEntry[]): Answer {
+  const sections = services.map(
+    (service) => `<section aria-labelledby="service-${escape(service.name)}">
+<h2 id="service-${escape(service.name)}">${escape(service.name)} (${escape(service.dialect)})</h2>
+<table><tbody>
+<tr><th scope="row">group endpoints</th><td><code>${escape(service.baseUrl)}</code></td></tr>
+<tr><th scope="row">OAuth issuer</th><td><code>${escape(service.authUrl)}</code></td></tr>
+</tbody></table>
+<p><a href="${escape(service.consoleUrl)}">The console of ${escape(service.name)}</a>: its users and tokens, memberships, faults, rate limit and calls.</p>
+</section>`,
+  )
+  const main = `<p class="note">This emulator serves ${services.length} group services, each under its own path with its own data, tokens and OAuth server: a token of one is refused by the others.</p>
+${sections.join('\n')}`
+  return consoleDocument(main, 200, false)
 }

@@ -30,7 +30,8 @@ import { consolePage, type PageMessage } from './console-page.js'
 /** Where the console lives. */
 export const CONSOLE_PATH = '/_emulator'
 
-const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/
+/** A loopback client's address: the console answers no other. */
+export const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/
 
 /** The console of one emulator: `handle` answers its paths and returns `false` for any other. */
 export interface ConsoleRoutes {
@@ -96,10 +97,17 @@ function rateLimitSetting(fields: Fields): RateLimitSetting {
 const problemAnswer = (error: unknown): Answer => jsonAnswer(400, { error: 'invalid_request', message: (error as Error).message })
 
 /**
- * Creates the console of one emulator. `origin` is the emulator's own (`http://127.0.0.1:4000`),
- * `baseUrl` its group endpoints' (for the curl lines).
+ * Creates the console of one emulated service. `origin` is the emulator's own
+ * (`http://127.0.0.1:4000`), `baseUrl` its group endpoints' (for the curl lines), `pagePath`
+ * where the browser sees the console (`/_emulator`, or `/surf/_emulator` for one of several
+ * services; `handle` is given the path within the service).
  */
-export function createConsoleRoutes(target: ConsoleTarget, origin: () => string, baseUrl: () => string): ConsoleRoutes {
+export function createConsoleRoutes(
+  target: ConsoleTarget,
+  origin: () => string,
+  baseUrl: () => string,
+  pagePath = CONSOLE_PATH,
+): ConsoleRoutes {
   const changes: Record<string, (fields: Fields, form: boolean) => string> = {
     members(fields, form) {
       const change = membershipChange(fields, form)
@@ -120,7 +128,7 @@ export function createConsoleRoutes(target: ConsoleTarget, origin: () => string,
     },
   }
 
-  const page = (message?: PageMessage): Answer => consolePage(consoleState(target), CONSOLE_PATH, baseUrl(), message)
+  const page = (message?: PageMessage): Answer => consolePage(consoleState(target), pagePath, baseUrl(), message)
 
   return {
     async handle(req, res, url) {

@@ -109,7 +109,8 @@ function showConsent(ctx: OAuthContext, search: URLSearchParams): Answer {
     scopes,
     users: ctx.data.users.map((u) => ({ id: u.id, name: u.name })),
     ...(loginHint === undefined ? {} : { selectedUser: loginHint }),
-    action: AUTHORIZATION_PATH,
+    // The issuer's path first: one of several emulated services serves under /<name>.
+    action: `${new URL(ctx.issuer).pathname.replace(/\/+$/, '')}${AUTHORIZATION_PATH}`,
   })
 }
 
