@@ -1,5 +1,5 @@
 /**
- * One gate over two group services (a Feide emulator and a SURFconext one), each behind a
+ * One gate over the emulator's two group services (Feide and SURFconext), each behind a
  * proxy that records every token it receives: one rule admits a Feide admin of one group
  * and a SURFconext admin of another and refuses everyone else; bearer tokens go to the
  * service their host is routed to, or their JWT issuer names, never to both; a browser
@@ -12,7 +12,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { checkGateConfig, createPolicyRunner, startGateServer, type GateConfig, type GateServer } from '../../gate/index.js'
 import { PAGE_CSP } from '../../gate/page-html.js'
-import { defaultData, openConextData, ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
+import { defaultData, openConextData, ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator, type EmulatorService } from '../../testing/index.js'
 import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
 import { startRecordingProxy } from '../support/recording-proxy.js'
 import { COOKIE_SECRETS, GATE_CLIENT } from './support/gate-harness.js'
@@ -21,8 +21,9 @@ const CHROMIUM = findChromium()
 const IMAGES = new URL('../../docs/images/', import.meta.url)
 const SURF_ROLES = ['member', 'manager', 'admin', 'owner']
 const cleanups: Array<() => Promise<void>> = []
-let feide: Emulator
-let surf: Emulator
+let emulator: Emulator
+let feide: EmulatorService
+let surf: EmulatorService
 let proxies: Record<'feide' | 'surf', { url: string; received: string[] }>
 let gate: GateServer
 let base = ''
@@ -78,12 +79,16 @@ function servicesConfig(overrides: Partial<GateConfig> = {}): GateConfig {
 }
 
 beforeAll(async () => {
-  feide = await startEmulator({ data: { ...defaultData, clients: [...defaultData.clients, GATE_CLIENT] } })
-  surf = await startEmulator({ dialect: 'openconext', data: { ...openConextData, clients: [...openConextData.clients, GATE_CLIENT] } })
-  cleanups.push(
-    () => feide.close(),
-    () => surf.close(),
-  )
+  // One emulator of two services, each with its own tokens and OAuth server, the gate's client registered at both.
+  emulator = await startEmulator({
+    services: {
+      feide: { dialect: 'dataporten', data: { ...defaultData, clients: [...defaultData.clients, GATE_CLIENT] } },
+      surf: { dialect: 'openconext', data: { ...openConextData, clients: [...openConextData.clients, GATE_CLIENT] } },
+    },
+  })
+  feide = emulator.service('feide')
+  surf = emulator.service('surf')
+  cleanups.push(() => emulator.close())
   const received = { feide: [] as string[], surf: [] as string[] }
   proxies = {
     feide: { url: (await startRecordingProxy(feide, { received: received.feide }, cleanups)).url, received: received.feide },
