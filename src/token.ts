@@ -54,11 +54,15 @@ const ASCII_SPACE = 0x20
 const ASCII_DEL = 0x7f
 const LOWER = 0x20 // OR-ed into an ASCII letter, makes it lower case (and only letters map onto letters)
 
+/** Where the token of a header of the usual shape (`Bearer`, one space, the token) starts. */
+export const BEARER_TOKEN_START = PREFIX_LENGTH
+
 /**
- * The token of the usual header shape, `Bearer` (any case), one space, then at most
+ * Whether `header` has the usual shape, `Bearer` (any case), one space, then at most
  * {@link MAX_TOKEN_LENGTH} characters that start and end with a printable ASCII character
- * other than a space, WITHOUT checking the characters between: `undefined` for any other
- * shape, which {@link extractBearerToken} decides.
+ * other than a space, WITHOUT checking the characters between; its token then starts at
+ * {@link BEARER_TOKEN_START} and runs to the end. Any other shape is for
+ * {@link extractBearerToken} to decide.
  *
  * Why: checking a token's characters is, after its digest, the dearest step of a warm
  * decision, and a token whose answers are cached was checked when they were stored (the
@@ -69,10 +73,10 @@ const LOWER = 0x20 // OR-ed into an ASCII letter, makes it lower case (and only 
  * For every header it accepts, {@link extractBearerToken} would find the same token or
  * throw that same error.
  */
-export function bearerCandidate(header: string | readonly string[] | undefined | null): string | undefined {
-  if (typeof header !== 'string') return undefined
+export function isBearerCandidate(header: string | readonly string[] | undefined | null): header is string {
+  if (typeof header !== 'string') return false
   const length = header.length
-  if (length <= PREFIX_LENGTH || length - PREFIX_LENGTH > MAX_TOKEN_LENGTH) return undefined
+  if (length <= PREFIX_LENGTH || length - PREFIX_LENGTH > MAX_TOKEN_LENGTH) return false
   if (
     (header.charCodeAt(0) | LOWER) !== 0x62 || // b
     (header.charCodeAt(1) | LOWER) !== 0x65 || // e
@@ -82,14 +86,21 @@ export function bearerCandidate(header: string | readonly string[] | undefined |
     (header.charCodeAt(5) | LOWER) !== 0x72 || // r
     header.charCodeAt(6) !== ASCII_SPACE
   ) {
-    return undefined
+    return false
   }
   // The general path trims the header and allows several spaces after the scheme: a
   // candidate neither starts nor ends with anything that path would cut away.
   const first = header.charCodeAt(PREFIX_LENGTH)
   const last = header.charCodeAt(length - 1)
-  if (!(first > ASCII_SPACE && first < ASCII_DEL && last > ASCII_SPACE && last < ASCII_DEL)) return undefined
-  return header.slice(PREFIX_LENGTH)
+  return first > ASCII_SPACE && first < ASCII_DEL && last > ASCII_SPACE && last < ASCII_DEL
+}
+
+/**
+ * The token of a header of the usual shape ({@link isBearerCandidate}), its characters
+ * unchecked; `undefined` for any other shape, which {@link extractBearerToken} decides.
+ */
+export function bearerCandidate(header: string | readonly string[] | undefined | null): string | undefined {
+  return isBearerCandidate(header) ? header.slice(PREFIX_LENGTH) : undefined
 }
 
 /**

@@ -10,7 +10,8 @@ import vootGuard from '../../adapters/fastify/index.js'
 import { authorizationOf, createGuardCore } from '../../src/adapter-kit.js'
 import { extractBearerToken, group } from '../../src/index.js'
 import { createCacheKeys } from '../../src/resolver/store/cache-key.js'
-import { bearerCandidate } from '../../src/token.js'
+import { checkAtOf } from '../../src/resolver/check-at.js'
+import { BEARER_TOKEN_START, bearerCandidate } from '../../src/token.js'
 import { ORG_ID } from '../../testing/index.js'
 import type { ServerConfig, ServerReady } from './config.js'
 import { stageName, type WarmStage } from '../suites/warm-stages.js'
@@ -50,8 +51,9 @@ app.get('/timed/guarded', { onRequest: timings.fastify('voot-guard', guard.requi
 
 // The warm path cut after each of its steps, each a hook of its own, timed the same way:
 // where the guard's time inside the server goes (figure 2's stage row, `WARM_STAGES`).
-// The digest stage uses keys of its own (the same algorithm under another key); the
-// decision stage digests again inside `checkNow`, as the guard does.
+// The digest stage uses keys of its own (the same algorithm under another key), reading the
+// token in place in the header as the guard does; the decision stage digests again inside
+// the resolver's `checkAt`, as the guard does (the token sliced out for the context).
 const requirement = group(ORG_ID, 'admin')
 const core = createGuardCore({ resolver: guard.resolver, realm: 'bench' })
 const keys = createCacheKeys()
@@ -65,11 +67,19 @@ const stage =
     if (work(request) === sink) sink++
     done()
   }
+const checkAt = checkAtOf(guard.resolver)
+if (checkAt === undefined) throw new Error("the plugin's resolver has no checkAt")
 const stages: Record<WarmStage, onRequestHookHandler> = {
   header: stage(header),
   token: stage((request) => tokenOf(header(request))),
-  digest: stage((request) => keys.digest(tokenOf(header(request)))),
-  decision: stage((request) => guard.resolver.checkNow?.(tokenOf(header(request)), requirement)),
+  digest: stage((request) => {
+    const value = header(request)
+    return tokenOf(value) === undefined ? undefined : keys.digest(value, BEARER_TOKEN_START)
+  }),
+  decision: stage((request) => {
+    const value = header(request)
+    return tokenOf(value) === undefined ? undefined : checkAt(value, BEARER_TOKEN_START, requirement, undefined)
+  }),
   core: stage((request) => core.authorizeNow({ authorization: authorizationOf(request.raw) }, requirement)),
 }
 for (const [name, hook] of Object.entries(stages) as [WarmStage, onRequestHookHandler][])

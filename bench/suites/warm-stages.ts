@@ -27,7 +27,7 @@ export interface WarmStages {
   readonly token: number
   /** The token's digest (the in-process cache key's part that stands for it). */
   readonly digest: number
-  /** The resolver's warm decision (`checkNow`), less its digest: the clock, the lookup, the rules, the counters. */
+  /** The resolver's warm decision (`checkAt`, `checkNow` before it), less its digest: the clock, the lookup, the rules or the remembered verdict, the counters. */
   readonly decision: number
   /** The guard core around it (`authorizeNow`: the credentials, the request's context). */
   readonly core: number
@@ -70,7 +70,7 @@ export function warmStagesRow(label: string, stages: WarmStages, figure1Us: numb
     figure: '2',
     measure: `${label}: the guard's warm path inside the server, step by step (p50 of timed hooks, each cut after its step, minus a timed no-op)`,
     result:
-      `header read ${f(header)} µs, token check ${f(token)}, digest ${f(digest)}, decision ${f(decision)} (checkNow less its digest), ` +
+      `header read ${f(header)} µs, token check ${f(token)}, digest ${f(digest)}, decision ${f(decision)} (the resolver less its digest), ` +
       `guard core ${f(core)}, adapter ${f(adapter)}: the guard ${f(guard)} µs` +
       (figure1Us === undefined ? '' : `; figure 1 in a loop ${f(figure1Us)} µs (${(guard / figure1Us).toFixed(2)}×)`),
     target: '',

@@ -21,7 +21,8 @@ import { rejectUnknownKeys } from '../option-checks.js'
 import { RESOLVER_OPTION_KEYS } from '../resolver/options.js'
 import { chooseService } from '../services/choose-service.js'
 import type { ServiceResolvers } from '../services/service-resolvers.js'
-import { bearerCandidate, extractBearerToken } from '../token.js'
+import { BEARER_TOKEN_START, extractBearerToken, isBearerCandidate } from '../token.js'
+import { checkAtOf } from '../resolver/check-at.js'
 import { NO_OPTIONS, readFoundToken, type Credentials } from './credentials.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
@@ -215,20 +216,46 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     return renderer.toHttpError(forbidden) ?? forbidden
   }
 
+  // A resolver of ours reads a header's token in place (`checkAt`); found once, here.
+  const checkAt = services === undefined ? checkAtOf(resolver) : undefined
+
+  /** The request's context once `decided` allows it, else the refusal. */
+  // eslint-disable-next-line max-params -- the decision, and what the request's context is made of
+  function settle(
+    decided: Decision | Promise<Decision>,
+    requirement: Requirement,
+    chosen: MembershipResolver,
+    token: string,
+    options: ResolveOptions,
+  ): VootContext | Promise<VootContext> {
+    if (decided instanceof Promise) {
+      return decided.then((decision) => {
+        if (!decision.allowed) throw refusal(requirement, decision)
+        return new RequestContext(chosen, token, options, decision)
+      }, fail)
+    }
+    return decided.allowed ? new RequestContext(chosen, token, options, decided) : Promise.reject(refusal(requirement, decided))
+  }
+
   function authorizeNow(credentials: Credentials, requirement: Requirement): VootContext | Promise<VootContext> {
+    // The usual case: a header of the usual shape, for a resolver of ours. Its token is
+    // digested in place, unchecked: a warm hit proves it was checked before, and a miss is
+    // checked there (`isBearerCandidate`). It is sliced out for the request's context only.
+    if (checkAt !== undefined && 'authorization' in credentials) {
+      const header = credentials.authorization
+      if (isBearerCandidate(header)) {
+        const decided = checkAt(header, BEARER_TOKEN_START, requirement, NO_OPTIONS)
+        return settle(decided, requirement, resolver, header.slice(BEARER_TOKEN_START), NO_OPTIONS)
+      }
+    }
     let token: string
     let options: ResolveOptions
     let service: string | undefined
     try {
-      // The usual case without the object `readToken` returns.
       if ('authorization' in credentials) {
-        // The usual header's token goes to `checkNow` unchecked: a warm hit proves it was
-        // checked before, and a miss is checked there (`bearerCandidate`). A resolver of
-        // someone else's, and the choice among several services (it reads a JWT's `iss`),
-        // get only checked tokens.
-        token =
-          (services !== undefined || resolver.checkNow === undefined ? undefined : bearerCandidate(credentials.authorization)) ??
-          extractBearerToken(credentials.authorization)
+        // Any other header, a resolver of someone else's, and the choice among several
+        // services (it reads a JWT's `iss`): only checked tokens.
+        token = extractBearerToken(credentials.authorization)
         options = NO_OPTIONS
         service = services === undefined ? undefined : chooseService(services, token, undefined, defaultService)
       } else {
@@ -239,25 +266,15 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     } catch (error) {
       return Promise.reject(renderer.toHttpError(error) ?? error)
     }
-    let chosen = resolver
-    let decided: Decision | Promise<Decision>
     if (services !== undefined && service !== undefined) {
-      chosen = services.resolver(service)
-      decided = services.checkNow(token, requirement, service, options)
-    } else {
-      // A resolver of someone else's may lack `checkNow`, or answer `check` with a thenable.
-      decided =
-        resolver.checkNow === undefined
-          ? Promise.resolve(resolver.check(token, requirement, options))
-          : resolver.checkNow(token, requirement, options)
+      return settle(services.checkNow(token, requirement, service, options), requirement, services.resolver(service), token, options)
     }
-    if (decided instanceof Promise) {
-      return decided.then((decision) => {
-        if (!decision.allowed) throw refusal(requirement, decision)
-        return new RequestContext(chosen, token, options, decision)
-      }, fail)
-    }
-    return decided.allowed ? new RequestContext(chosen, token, options, decided) : Promise.reject(refusal(requirement, decided))
+    // A resolver of someone else's may lack `checkNow`, or answer `check` with a thenable.
+    const decided =
+      resolver.checkNow === undefined
+        ? Promise.resolve(resolver.check(token, requirement, options))
+        : resolver.checkNow(token, requirement, options)
+    return settle(decided, requirement, resolver, token, options)
   }
 
   return {

@@ -27,6 +27,7 @@ import { createTelemetry } from './telemetry.js'
 import type { MembershipResolver } from './types.js'
 import { createUpstreamGate } from './gate/upstream-gate.js'
 import { createWarmView } from './warm-view.js'
+import { registerCheckAt } from './check-at.js'
 
 /** How long after an upstream failure `health()` still reads `degraded`. */
 const DEGRADED_FOR = 60_000
@@ -162,15 +163,25 @@ export function createServiceResolver(options: MembershipResolverOptions, servic
     return decision
   }
 
-  /** `check` after validation: the warm decision at once, else the cold one, from one digest of the token. */
-  function checkValid(token: string, requirement: Requirement, callOptions: ResolveOptions | undefined): Decision | Promise<Decision> {
+  /**
+   * `check` after validation, for the token that starts at `from` in `source` (0: the
+   * whole string; a header's token is read in place): the warm decision at once, else the
+   * cold one, from one digest of the token.
+   */
+  function checkValid(
+    source: string,
+    from: number,
+    requirement: Requirement,
+    callOptions: ResolveOptions | undefined,
+  ): Decision | Promise<Decision> {
     const at = now()
-    const digest = store.digest(token)
+    const digest = store.digest(source, from)
     const quick = warmDecision(digest, requirement, at, callOptions)
     if (quick !== undefined) return used(requirement, quick)
+    const token = from === 0 ? source : source.slice(from)
     // The token's form is checked here, on a miss, and not before the warm attempt: a token
     // whose answers are cached passed this check when they were stored, and the guard hands
-    // over a header's token unchecked (`bearerCandidate` in ../token.ts). Nothing is looked
+    // over a header's token unchecked (`isBearerCandidate` in ../token.ts). Nothing is looked
     // up, sent or stored for a malformed one.
     const malformed = tokenProblem(token)
     if (malformed !== undefined) return Promise.reject(malformed)
@@ -191,7 +202,7 @@ export function createServiceResolver(options: MembershipResolverOptions, servic
     return undefined
   }
 
-  return {
+  const resolver: MembershipResolver = {
     roles,
     client,
 
@@ -219,13 +230,13 @@ export function createServiceResolver(options: MembershipResolverOptions, servic
     check(token, requirement, callOptions) {
       const invalid = invalidCheck(token, requirement)
       if (invalid !== undefined) return Promise.reject(invalid)
-      const decided = checkValid(token, requirement, callOptions)
+      const decided = checkValid(token, 0, requirement, callOptions)
       return decided instanceof Promise ? decided : Promise.resolve(decided)
     },
 
     checkNow(token, requirement, callOptions) {
       const invalid = invalidCheck(token, requirement)
-      return invalid === undefined ? checkValid(token, requirement, callOptions) : Promise.reject(invalid)
+      return invalid === undefined ? checkValid(token, 0, requirement, callOptions) : Promise.reject(invalid)
     },
 
     explain(token, requirement, callOptions) {
@@ -294,6 +305,13 @@ export function createServiceResolver(options: MembershipResolverOptions, servic
       if (ownsClient) await client.close()
     },
   }
+  registerCheckAt(resolver, (source, from, requirement, callOptions) => {
+    // A token that runs to the end of `source`: not empty, and `from` within it.
+    const invalid =
+      from >= 0 && from < source.length ? invalidCheck(source, requirement) : new InvalidArgumentError('A token must be a non-empty string')
+    return invalid === undefined ? checkValid(source, from, requirement, callOptions) : Promise.reject(invalid)
+  })
+  return resolver
 }
 
 export type { CacheOptions, MembershipResolverOptions, ResolverLogger } from './options.js'

@@ -101,11 +101,12 @@ export interface MembershipResolver {
    * Never throws (invalid arguments reject). Optional: resolvers not made by
    * `createMembershipResolver` may lack it.
    *
-   * A guard hands it the token of an `Authorization` header without checking its
-   * characters first: a resolver that has it must refuse a token that is not an RFC 6750
-   * `b64token` (rejecting with `TokenMalformedError`) before it looks anything up for it
-   * or sends it anywhere. One that answers from a cache may do so after the lookup, since a
-   * cached token was checked when its answers were stored.
+   * It refuses a token that is not an RFC 6750 `b64token` (rejecting with
+   * `TokenMalformedError`) before it looks anything up for it or sends it anywhere; from a
+   * cache it may do so after the lookup, since a cached token was checked when its answers
+   * were stored. A guard hands a resolver of one's own only checked tokens; a resolver made
+   * by `createMembershipResolver` it asks through an internal entry that reads a header's
+   * token in place, its characters checked on a miss.
    */
   checkNow?(token: string, requirement: Requirement, options?: ResolveOptions): Decision | Promise<Decision>
   /**

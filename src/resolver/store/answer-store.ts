@@ -15,6 +15,7 @@ import { CacheEntry } from './cache-entry.js'
 import { createCacheKeys, type CacheKeyKind } from './cache-key.js'
 import { createTokenIndex, isMembershipKey } from './token-index.js'
 import { TOKEN_DIGEST_LENGTH } from './token-digest.js'
+import { DIGEST_POOL_SIZE } from './digest-pool.js'
 import { deepFreeze } from './deep-freeze.js'
 import { indexGroups } from '../../decision/groups-index.js'
 import { pooled, POOLED_KEYS } from './string-pool.js'
@@ -45,8 +46,11 @@ export interface StoredAnswer {
  * The L1 store of one resolver. Created by {@link createAnswerStore}.
  */
 export interface AnswerStore {
-  /** The token's digest, the only form in which a token is known here. */
-  digest(token: string): string
+  /**
+   * The token's digest, the only form in which a token is known here; with `from`, of the
+   * token that starts there in `source` (a header's, read in place without a slice).
+   */
+  digest(source: string, from?: number): string
   /** The fresh answer, not revoked by a later 401; `undefined` otherwise. Counts as a use (recency). */
   fresh(digest: string, kind: CacheKeyKind, groupId: string | undefined, at: number): CacheEntry | undefined
   /** An expired answer at most `staleIfError` old and not revoked, for serving after a failure. */
@@ -94,7 +98,8 @@ const ENTRY_OVERHEAD = 120
  */
 export function createAnswerStore(settings: AnswerStoreSettings): AnswerStore {
   const { ttl, negativeTtl, staleIfError } = settings
-  const keys = createCacheKeys()
+  // A pool of recent digests no larger than the cache's bound in entries.
+  const keys = createCacheKeys(Math.min(settings.max, DIGEST_POOL_SIZE))
   const index = createTokenIndex((digest, except) => {
     const alive = (key: string): boolean => key !== except && cache.has(key)
     return alive(keys.key(digest, 'groups')) || alive(keys.key(digest, 'groupsAll')) || alive(keys.key(digest, 'invalid'))
@@ -151,7 +156,7 @@ export function createAnswerStore(settings: AnswerStoreSettings): AnswerStore {
   }
 
   return {
-    digest: (token) => keys.digest(token),
+    digest: (source, from) => keys.digest(source, from),
     fresh(digest, kind, groupId, at) {
       const entry = cache.get(keys.key(digest, kind, groupId))
       // Written as `!(a < b)` so that a NaN clock counts as not fresh.

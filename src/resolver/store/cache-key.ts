@@ -45,8 +45,11 @@ const KIND_TAG: Readonly<Record<Exclude<CacheKeyKind, 'groups'>, string>> = {
  * Turns tokens into keyed digests and digests into cache keys.
  */
 export interface CacheKeys {
-  /** The keyed digest of a token (16 raw bytes as a latin1 string). */
-  digest(token: string): string
+  /**
+   * The keyed digest of a token (16 raw bytes as a latin1 string); with `from`, of the
+   * token that starts there in `source` and runs to its end (a header's, read in place).
+   */
+  digest(source: string, from?: number): string
   /** The cache key of one answer for one token digest. */
   key(digest: string, kind: CacheKeyKind, groupId?: string): string
   /** The prefix every key of one token digest starts with. */
@@ -54,11 +57,12 @@ export interface CacheKeys {
 }
 
 /**
- * Creates a {@link CacheKeys} with fresh random secrets.
+ * Creates a {@link CacheKeys} with fresh random secrets, keeping at most `poolSize` recent
+ * digests for reuse (`digest-pool.ts`).
  */
-export function createCacheKeys(): CacheKeys {
+export function createCacheKeys(poolSize?: number): CacheKeys {
   return {
-    digest: createRuntimeTokenDigest(),
+    digest: createRuntimeTokenDigest(poolSize),
     key: (digest, kind, groupId) => {
       if (kind === 'groups') return digest
       return groupId === undefined ? digest + SEPARATOR + KIND_TAG[kind] : digest + SEPARATOR + KIND_TAG[kind] + SEPARATOR + groupId

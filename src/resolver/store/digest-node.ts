@@ -6,11 +6,12 @@
  * @module
  */
 import { hash, randomBytes } from 'node:crypto'
-import { createTokenDigest } from './token-digest.js'
+import { createTokenDigest, type TokenDigest } from './token-digest.js'
 
 /**
- * A token digest under fresh random secrets: 16 raw bytes as a 16-character latin1 string.
+ * A token digest under fresh random secrets: 16 raw bytes as a 16-character latin1 string
+ * (SipHash digests from a pool of at most `poolSize`).
  */
-export function createRuntimeTokenDigest(): (token: string) => string {
-  return createTokenDigest(randomBytes(32), (data) => hash('sha256', data, 'binary')) // 'binary' is Node's name for latin1
+export function createRuntimeTokenDigest(poolSize?: number): TokenDigest {
+  return createTokenDigest(randomBytes(32), (data) => hash('sha256', data, 'binary'), poolSize) // 'binary' is Node's name for latin1
 }

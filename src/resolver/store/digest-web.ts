@@ -10,7 +10,7 @@
  * @module
  */
 import { sha256 } from '@noble/hashes/sha2.js'
-import { createTokenDigest } from './token-digest.js'
+import { createTokenDigest, type TokenDigest } from './token-digest.js'
 
 type Hash = (algorithm: 'sha256', data: string, outputEncoding: 'binary') => string
 
@@ -20,10 +20,11 @@ const nativeHash = typeof builtin?.hash === 'function' ? (builtin.hash as Hash) 
 const utf8 = new TextEncoder()
 
 /**
- * A token digest under fresh random secrets: 16 raw bytes as a 16-character latin1 string.
+ * A token digest under fresh random secrets: 16 raw bytes as a 16-character latin1 string
+ * (SipHash digests from a pool of at most `poolSize`).
  */
-export function createRuntimeTokenDigest(): (token: string) => string {
+export function createRuntimeTokenDigest(poolSize?: number): TokenDigest {
   const random = crypto.getRandomValues(new Uint8Array(32))
-  if (nativeHash !== undefined) return createTokenDigest(random, (data) => nativeHash('sha256', data, 'binary'))
-  return createTokenDigest(random, (data) => String.fromCharCode(...sha256(utf8.encode(data))))
+  if (nativeHash !== undefined) return createTokenDigest(random, (data) => nativeHash('sha256', data, 'binary'), poolSize)
+  return createTokenDigest(random, (data) => String.fromCharCode(...sha256(utf8.encode(data))), poolSize)
 }

@@ -21,10 +21,44 @@ const MAX_CHAR = 0xff
  * Creates SipHash-2-4-128 under `key` (16 bytes) over the characters of a string read as
  * bytes. The hash is the 16 bytes of the tag as a 16-character latin1 string; `undefined`
  * when the string has a character above U+00FF, which is not a byte (the caller hashes such
- * a string another way).
+ * a string another way). `from` and `to` hash the characters between them only, as if
+ * they were sliced out first.
  */
-export function createSipHash128(key: Uint8Array): (input: string) => string | undefined {
+export function createSipHash128(key: Uint8Array): (input: string, from?: number, to?: number) => string | undefined {
+  const tag = new Int32Array(4)
+  const words = createSipHash128Words(key, tag)
+  return (input, from = 0, to = input.length) => (words(input, from, to) ? tagString(tag) : undefined)
+}
+
+/** The 16 bytes of a tag kept as four little-endian 32-bit words, as a 16-character latin1 string. */
+export function tagString(tag: Int32Array): string {
+  const a = tag[0] as number
+  const b = tag[1] as number
+  const c = tag[2] as number
+  const d = tag[3] as number
+  // prettier-ignore
+  return String.fromCharCode(
+    a & 0xff, (a >>> 8) & 0xff, (a >>> 16) & 0xff, a >>> 24,
+    b & 0xff, (b >>> 8) & 0xff, (b >>> 16) & 0xff, b >>> 24,
+    c & 0xff, (c >>> 8) & 0xff, (c >>> 16) & 0xff, c >>> 24,
+    d & 0xff, (d >>> 8) & 0xff, (d >>> 16) & 0xff, d >>> 24,
+  )
+}
+
+/**
+ * SipHash-2-4-128 under `key` (16 bytes) over the characters of `input` from `from` up to
+ * `to`, read as bytes, with the tag written into `tag` as four little-endian 32-bit words
+ * (bytes 0-3, 4-7, 8-11, 12-15); `false`, and `tag` unchanged, when one of those characters
+ * is above U+00FF.
+ *
+ * Why the words and the offsets: a warm request's digest is read straight from its
+ * `Authorization` header, after `Bearer `, without a sliced string whose every character
+ * read goes through its parent, and its tag is looked up as numbers without building a
+ * string per request (`digest-pool.ts`; BENCHMARKS.md, issue 41).
+ */
+export function createSipHash128Words(key: Uint8Array, tag: Int32Array): (input: string, from: number, to: number) => boolean {
   if (key.length !== 16) throw new RangeError('SipHash needs a 16-byte key')
+  if (tag.length !== 4) throw new RangeError('SipHash needs a tag of 4 words')
   const k = new DataView(key.buffer, key.byteOffset, 16)
   const k0l = k.getInt32(0, true)
   const k0h = k.getInt32(4, true)
@@ -36,7 +70,9 @@ export function createSipHash128(key: Uint8Array): (input: string) => string | u
   // finalisation's: straight loops, which V8 compiles better than one loop with phases
   // (about 20 % faster; BENCHMARKS.md, issue 41). The carry of a 64-bit addition is one
   // unsigned comparison (`low < a` as unsigned), cheaper than deriving it from the bits.
-  return (input) => {
+  return (input, from, to) => {
+    // Outside the string `charCodeAt` gives NaN, which the bit operations would read as 0.
+    if (!(from >= 0 && from <= to && to <= input.length)) throw new RangeError('SipHash: from and to must lie within the input')
     let v0l = k0l ^ 0x70736575
     let v0h = k0h ^ 0x736f6d65
     let v1l = k1l ^ 0x6e646f6d ^ 0xee // 0xee: the 128-bit output's domain
@@ -45,9 +81,9 @@ export function createSipHash128(key: Uint8Array): (input: string) => string | u
     let v2h = k0h ^ 0x6c796765
     let v3l = k1l ^ 0x79746573
     let v3h = k1h ^ 0x74656462
-    const length = input.length
-    const whole = length - (length & 7)
-    let at = 0
+    const length = to - from
+    const whole = from + length - (length & 7)
+    let at = from
     let seen = 0
     let ml = 0
     let mh = 0
@@ -72,14 +108,14 @@ export function createSipHash128(key: Uint8Array): (input: string) => string | u
       } else {
         ml = 0
         mh = (length & 0xff) << 24
-        for (; at < length; at++) {
+        for (; at < to; at++) {
           const code = input.charCodeAt(at)
           seen |= code
           const shift = (at - whole) * 8
           if (shift < 32) ml |= code << shift
           else mh |= code << (shift - 32)
         }
-        if (seen > MAX_CHAR) return undefined
+        if (seen > MAX_CHAR) return false
         last = true
       }
       v3l ^= ml
@@ -185,14 +221,10 @@ export function createSipHash128(key: Uint8Array): (input: string) => string | u
       v2l = v2h
       v2h = t
     }
-    const second0 = v0l ^ v1l ^ v2l ^ v3l
-    const second1 = v0h ^ v1h ^ v2h ^ v3h
-    // prettier-ignore
-    return String.fromCharCode(
-      first0 & 0xff, (first0 >>> 8) & 0xff, (first0 >>> 16) & 0xff, first0 >>> 24,
-      first1 & 0xff, (first1 >>> 8) & 0xff, (first1 >>> 16) & 0xff, first1 >>> 24,
-      second0 & 0xff, (second0 >>> 8) & 0xff, (second0 >>> 16) & 0xff, second0 >>> 24,
-      second1 & 0xff, (second1 >>> 8) & 0xff, (second1 >>> 16) & 0xff, second1 >>> 24,
-    )
+    tag[0] = first0
+    tag[1] = first1
+    tag[2] = v0l ^ v1l ^ v2l ^ v3l
+    tag[3] = v0h ^ v1h ^ v2h ^ v3h
+    return true
   }
 }

@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { createSipHash128 } from './siphash.js'
+import { createDigestPool } from './digest-pool.js'
+import { createSipHash128Words } from './siphash.js'
 
 /** Longest token digested with SipHash; longer ones (and any with a character above U+00FF) with SHA-256. */
 export const SIPHASH_MAX_LENGTH = 64
@@ -22,13 +23,28 @@ export const SIPHASH_MAX_LENGTH = 64
 export const TOKEN_DIGEST_LENGTH = 16
 
 /**
+ * A token's digest. `from` digests the token that starts there in a longer string and runs
+ * to its end (the token of an `Authorization` header, read in place after `Bearer `): the
+ * same digest as of `source.slice(from)`, without the slice.
+ */
+export type TokenDigest = (source: string, from?: number) => string
+
+/**
  * Composes the digest from a runtime's SHA-256 (`sha256(data)`: the 32 raw bytes as a
  * latin1 string) and 32 random bytes: the first 16 the SipHash key, the last 16 the
- * SHA-256 salt.
+ * SHA-256 salt. A SipHash digest is handed out from a pool of recent ones of at most
+ * `poolSize` (`digest-pool.ts`): the same string object for the same token while it is kept.
  */
-export function createTokenDigest(random: Uint8Array, sha256: (data: string) => string): (token: string) => string {
+export function createTokenDigest(random: Uint8Array, sha256: (data: string) => string, poolSize?: number): TokenDigest {
   if (random.length !== 32) throw new RangeError('createTokenDigest needs 32 random bytes')
-  const sip = createSipHash128(random.subarray(0, 16))
+  const tag = new Int32Array(4)
+  const sip = createSipHash128Words(random.subarray(0, 16), tag)
+  const pooled = createDigestPool(poolSize)
   const salt = String.fromCharCode(...random.subarray(16))
-  return (token) => (token.length <= SIPHASH_MAX_LENGTH ? sip(token) : undefined) ?? sha256(salt + token).slice(0, TOKEN_DIGEST_LENGTH)
+  return (source, from = 0) => {
+    const to = source.length
+    if (!(from >= 0 && from <= to)) throw new RangeError('A token digest starts within its string')
+    if (to - from <= SIPHASH_MAX_LENGTH && sip(source, from, to)) return pooled(tag)
+    return sha256(salt + (from === 0 ? source : source.slice(from))).slice(0, TOKEN_DIGEST_LENGTH)
+  }
 }

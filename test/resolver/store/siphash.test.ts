@@ -1,8 +1,9 @@
 // SipHash-2-4-128 (siphash.ts) against the reference implementation's test vectors
 // (github.com/veorq/SipHash, vectors.h, `vectors_sip128`: key 00 01 .. 0f, input the bytes
 // 00 01 .. of lengths 0 to 63, CC0), and its refusal of characters that are not bytes.
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createSipHash128 } from '../../../src/resolver/store/siphash.js'
+import { createSipHash128, createSipHash128Words, tagString } from '../../../src/resolver/store/siphash.js'
 
 const VECTORS = [
   'a3817f04ba25a8e66df67214c7550293',
@@ -105,5 +106,54 @@ describe('createSipHash128', () => {
 
   it('refuses a key that is not 16 bytes', () => {
     expect(() => createSipHash128(new Uint8Array(32))).toThrow(/16-byte key/)
+  })
+
+  it('gives, from an offset to another, the tag of the characters between them as if sliced out', () => {
+    const sip = createSipHash128(KEY)
+    const all = bytesAsString(80)
+    for (const [length, expected] of VECTORS.entries()) {
+      expect(hex(sip(`Bearer ${bytesAsString(length)}`, 7) ?? ''), `after a prefix, length ${length}`).toBe(expected)
+      expect(hex(sip(`xx${bytesAsString(length)}yyy`, 2, 2 + length) ?? ''), `inside, length ${length}`).toBe(expected)
+    }
+    // The offsets of a longer input, against the slice: every remainder length of a word.
+    for (let from = 0; from < 16; from++) for (let to = from; to <= 80; to += 3) expect(sip(all, from, to)).toBe(sip(all.slice(from, to)))
+  })
+
+  it('equals the digest of the slice for any string and offsets (property)', () => {
+    const sip = createSipHash128(KEY)
+    const latin1 = fc.string({ unit: fc.integer({ min: 0, max: 0xff }).map((code) => String.fromCharCode(code)), maxLength: 90 })
+    fc.assert(
+      fc.property(latin1, fc.nat(), fc.nat(), (input, a, b) => {
+        const from = a % (input.length + 1)
+        const to = from + (b % (input.length - from + 1))
+        expect(sip(input, from, to)).toBe(sip(input.slice(from, to)))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('refuses offsets outside the input instead of reading past it', () => {
+    const sip = createSipHash128(KEY)
+    for (const [from, to] of [
+      [-1, 3],
+      [2, 1],
+      [0, 11],
+      [11, 11],
+      [Number.NaN, 3],
+    ] as const)
+      expect(() => sip('abcdefghij', from, to), `${from}..${to}`).toThrow(RangeError)
+    expect(sip('abcdefghij', 10, 10)).toBe(sip(''))
+  })
+
+  it('writes the tag as four little-endian words, which tagString turns into the same 16 characters', () => {
+    const tag = new Int32Array(4)
+    const words = createSipHash128Words(KEY, tag)
+    expect(words(bytesAsString(20), 0, 20)).toBe(true)
+    expect(hex(tagString(tag))).toBe(VECTORS[20])
+    expect(Buffer.from(tag.buffer).toString('hex')).toBe(VECTORS[20])
+    // A character above U+00FF: refused, the tag left as it was.
+    expect(words('ab€', 0, 3)).toBe(false)
+    expect(hex(tagString(tag))).toBe(VECTORS[20])
+    expect(() => createSipHash128Words(KEY, new Int32Array(2))).toThrow(/4 words/)
   })
 })
