@@ -81,8 +81,12 @@ export interface Decision {
   readonly allowed: boolean
   /** Why: an {@link AllowedReason} when allowed, a {@link DenialReason} when denied. */
   readonly reason: DecisionReason
-  /** Description of the requirement the decision rests on (for a denial, the one that failed). */
+  /**
+   * Description of the requirement the decision rests on (for a denial, the one that failed).
+   * When several alternatives of an `anyOf` hold, it names one that holds: the first the
+   * decision found, which may depend on the answers already cached.
+   */
   readonly requirement: string
-  /** The group the decision rests on, for group requirements. */
+  /** The group the decision rests on, for group requirements (with an `anyOf`, see {@link Decision.requirement}). */
   readonly groupId?: string
 }
