@@ -22,6 +22,7 @@ import {
   type ResolveOptions,
   type ResolverHealth,
 } from '../resolver/index.js'
+import { createTelemetry } from '../resolver/telemetry.js'
 import { projectRequirement } from './projection.js'
 import { serviceTier } from './service-tier.js'
 import { issuerOf } from './token-issuer.js'
@@ -110,6 +111,7 @@ export interface ServiceResolvers {
 
 const OPTION_KEYS = ['services', 'groupPrefixes', 'issuers', 'sharedCache']
 const MAX_SERVICES = 32
+const NOTHING = (): void => {}
 
 function isResolver(value: object): value is MembershipResolver {
   return (
@@ -228,6 +230,9 @@ export function createServiceResolvers(options: ServiceResolversOptions): Servic
   }
 
   const denials = new WeakMap<Requirement, Decision>()
+  // The `other_service` denials are the services' own decisions, not a resolver's: reported
+  // on the tracing channels (and so in `voot-guard/otel`) with the service's name.
+  const reporters = new Map(names.map((name) => [name, createTelemetry(undefined, name)]))
 
   /** The denial of a requirement with no part on the token's service. */
   function otherService(requirement: Requirement): Decision {
@@ -247,7 +252,12 @@ export function createServiceResolvers(options: ServiceResolversOptions): Servic
   ): Decision | Promise<Decision> {
     const chosen = resolver(service)
     const projected = projectionsOf(requirement).get(service)
-    if (projected === undefined) return otherService(requirement)
+    if (projected === undefined) {
+      const decision = otherService(requirement)
+      // Counted as every decision is, under the service the token was for (no lookup: no tier but memory).
+      reporters.get(service)?.traceWarmDecision(requirement, decision, NOTHING)
+      return decision
+    }
     // A resolver of someone else's may lack `checkNow`.
     return chosen.checkNow === undefined
       ? Promise.resolve(chosen.check(token, projected, resolveOptions))

@@ -151,6 +151,15 @@ describe('voot-guard/otel over two services', () => {
     expect(denied.map((point) => point.attributes)).toEqual([{ 'voot_guard.outcome': 'denied', 'voot_guard.reason': 'role_too_low' }])
   })
 
+  it("counts a denial for a requirement with no part on the token's service (other_service) under that service, without a lookup", async () => {
+    const decision = await services.check(tokens.surf, group(ORG_ID, 'admin'), { service: 'surf' })
+    expect(decision).toMatchObject({ allowed: false, reason: 'other_service' })
+    const metrics = await harness.metrics()
+    const points = pointsOf(metrics, 'voot_guard.decisions', { [SERVICE]: 'surf', 'voot_guard.reason': 'other_service' })
+    expect(total(points)).toBe(1)
+    expect(metrics.get('voot_guard.cache.lookups') ?? []).toEqual([])
+  })
+
   it("gives each service's circuit breaker its own series: one service's open circuit is its own", async () => {
     const fault = surf.faults.add({ kind: 'status', status: 503 })
     try {
