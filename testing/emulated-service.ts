@@ -234,7 +234,15 @@ export function createEmulatedService(setup: ServiceSetup, origin: string): Emul
     const url = rawUrl.startsWith('/') && URL.canParse(origin + rawUrl) ? new URL(origin + rawUrl) : undefined
     const handled =
       url !== undefined && (((await consoleRoutes?.handle(req, res, url)) ?? false) || (await authorizationServer.handle(req, res, url)))
-    if (!handled && !res.headersSent && !res.destroyed) writeAnswer(res, NOT_FOUND)
+    if (handled || res.headersSent || res.destroyed) return
+    // A service at the root (OpenConext) answers every other path as its framework does
+    // (Spring Security: 401 without a valid token); under a prefix, the rest is not the service's.
+    writeAnswer(
+      res,
+      routes.basePath === ''
+        ? routes.unknownRoute({ method: req.method ?? 'GET', query: url?.searchParams ?? new URLSearchParams(), caller, data, now: now() })
+        : NOT_FOUND,
+    )
   }
 
   const face = (): EmulatorService => ({

@@ -1,16 +1,17 @@
 /**
  * A fleet of two gates with `redis` (a real redis-server): an answer one instance fetched is
  * served by the other without asking the group service again, and a sign-out on one drops
- * the token's answers on both. Redis's contents hold no token.
+ * the token's answers on both; the same with two group services, each's answers apart.
+ * Redis's contents hold no token.
  */
 import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisServer, type RedisServer } from '../../demo/redis-server.js'
-import type { Emulator } from '../../testing/index.js'
-import { createGate, GateConfigError, type GateServer } from '../../gate/index.js'
+import { ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
+import { createGate, GateConfigError, type GateConfig, type GateServer } from '../../gate/index.js'
 import { createSessionCookies } from '../../gate/session.js'
 import { everyKeyOn } from '../support/redis-topology.js'
-import { COOKIE_SECRETS, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
+import { COOKIE_SECRETS, GATE_CLIENT, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { send } from './support/raw-request.js'
 
 let emulator: Emulator
@@ -90,6 +91,62 @@ describe('two gates sharing Redis', () => {
       expect(await clients()).toBe(before)
     } finally {
       await probe.quit()
+    }
+  })
+})
+
+describe('two gates of two group services sharing Redis', () => {
+  it("share each service's answers apart, and a sign-out on one drops them on both", async () => {
+    const services = await startEmulator({ services: { feide: { dialect: 'dataporten' }, surf: { dialect: 'openconext' } } })
+    const feide = services.service('feide')
+    const surf = services.service('surf')
+    const config: GateConfig = {
+      listen: '127.0.0.1:0',
+      services: {
+        feide: { service: { baseUrl: feide.baseUrl, allowInsecureHttp: true, timeout: '2s', retries: 0 } },
+        surf: {
+          service: { baseUrl: surf.baseUrl, allowInsecureHttp: true, timeout: '2s', retries: 0 },
+          // A service that signs people in: the gate then serves /_gate/signout.
+          oauth: { issuer: surf.authUrl, clientId: GATE_CLIENT.clientId, clientSecret: GATE_CLIENT.clientSecret },
+        },
+      },
+      groupPrefixes: { 'fc:': 'feide', 'urn:collab:': 'surf' },
+      cookie: { secrets: COOKIE_SECRETS },
+      redis: { url: redis.url, secret: 'fleet-test-shared-secret-0123456789abcdef', prefix: 'gate-services:' },
+      rules: [{ id: 'board', path: '/**', require: { anyOf: [ORG_ID, PROJECT_BOARD_GROUP_ID], role: 'admin' } }],
+    }
+    const first = await startTestGate(config)
+    const second = await startTestGate(config)
+    try {
+      await Promise.all([first.gate.ready, second.gate.ready])
+      // The readiness checks asked both services (without a token); from here, only checks.
+      feide.resetLog()
+      surf.resetLog()
+      const token = surf.issueToken('alice')
+      const cookies = createSessionCookies({ name: undefined, secrets: COOKIE_SECRETS, maxAge: 3_600_000 }, Date.now)
+      const session = { accessToken: token, expiresAt: Date.now() + 3_600_000, refreshToken: undefined, sub: 'alice', issuedAt: Date.now() }
+      const cookie = (cookies.writeSession({ ...session, service: 'surf' }, { scheme: 'http', host: '127.0.0.1' }) as string).split(
+        ';',
+      )[0] as string
+
+      expect((await check(first, cookie)).status).toBe(200)
+      const asked = surf.count()
+      expect(asked).toBeGreaterThan(0)
+      // The other gate reads SURFconext's answer from Redis; Feide never sees the token.
+      expect((await check(second, cookie)).status).toBe(200)
+      expect(surf.count()).toBe(asked)
+      expect(feide.count()).toBe(0)
+      expect(JSON.stringify(await everyKeyOn(redis.url))).not.toContain(token)
+
+      const out = await send(first.url, '/_gate/signout', { method: 'POST', headers: { cookie, origin: first.url } })
+      expect(out.status).toBe(303)
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      expect((await check(second, cookie)).status).toBe(200)
+      expect(surf.count()).toBeGreaterThan(asked)
+    } finally {
+      await first.close()
+      await second.close()
+      await services.close()
     }
   })
 })

@@ -212,6 +212,12 @@ describe('one gate, two group services', () => {
     ])
   })
 
+  it('is ready when both services answer like group services (OpenConext at its root too)', async () => {
+    const ready = await request(`${base}/_gate/readyz`)
+    const body = (await ready.body.json()) as { status: string; groupService: Record<string, { status: string }> }
+    expect([ready.statusCode, body.status]).toEqual([200, 'ready'])
+  })
+
   it('reports each service in the metrics by name', async () => {
     const answer = await request(`${base}/_gate/metrics`)
     const text = await answer.body.text()
