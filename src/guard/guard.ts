@@ -173,13 +173,7 @@ export function createGuardCore(options: GuardOptions): GuardCore {
       throw new InvalidOptionError('services', 'give either `services` or a `resolver`/`baseUrl`, not both')
     }
     // Each service's resolver was made with its own options: one given here would not be in force.
-    const ignored = Object.entries(resolverOptions).find(([, value]) => value !== undefined)
-    if (ignored !== undefined) {
-      throw new InvalidOptionError(
-        ignored[0],
-        "is a resolver option: with `services`, give it to createServiceResolvers() (each service's, or its `sharedCache`)",
-      )
-    }
+    refuseIgnored(resolverOptions, "with `services`, give it to createServiceResolvers() (each service's, or its `sharedCache`)")
     if (defaultService !== undefined && (typeof defaultService !== 'string' || !services.names.includes(defaultService))) {
       throw new InvalidOptionError('service', `must name one of the services (${services.names.join(', ')})`)
     }
@@ -193,6 +187,8 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     if (resolverOptions.baseUrl !== undefined) {
       throw new InvalidOptionError('resolver', 'give either `resolver` or `baseUrl` (with resolver options), not both')
     }
+    // The resolver was made with its own options: one given here would not be in force.
+    refuseIgnored(resolverOptions, 'with `resolver`, give it to createMembershipResolver()')
     resolver = given
   } else {
     resolver = createMembershipResolver(resolverOptions)
@@ -295,6 +291,12 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     authorizeNow,
     answer: (error, accept) => renderer.answer(error, accept),
   }
+}
+
+/** Refuses the first resolver option given where it would not be in force, naming it and `where` it belongs. */
+function refuseIgnored(resolverOptions: Readonly<Record<string, unknown>>, where: string): void {
+  const ignored = Object.entries(resolverOptions).find(([, value]) => value !== undefined)
+  if (ignored !== undefined) throw new InvalidOptionError(ignored[0], `is a resolver option: ${where}`)
 }
 
 /**

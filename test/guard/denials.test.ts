@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGuardCore, type GuardCore } from '../../src/adapter-kit.js'
-import { anyOf, ForbiddenError, group, InvalidOptionError, type Requirement } from '../../src/index.js'
+import { anyOf, createMembershipResolver, ForbiddenError, group, InvalidOptionError, type Requirement } from '../../src/index.js'
 import { ADHOC_GROUP_ID, ORG_ID, startEmulator, type Emulator } from '../../testing/index.js'
 
 let emulator: Emulator
@@ -105,5 +105,19 @@ describe('denials: generic', () => {
   it.each([['secret'], [''], [true], [null]])('refuses denials: %j, naming the option', (denials) => {
     expect(() => createGuardCore({ baseUrl: emulator.baseUrl, denials: denials as 'named' })).toThrow(InvalidOptionError)
     expect(() => createGuardCore({ baseUrl: emulator.baseUrl, denials: denials as 'named' })).toThrow(/options\.denials/)
+  })
+})
+
+describe('a resolver given with resolver options beside it', () => {
+  it('is refused, naming the option that would not be in force', async () => {
+    const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl })
+    try {
+      expect(() => createGuardCore({ resolver, timeout: 1000 })).toThrow(/options\.timeout: is a resolver option: with `resolver`/)
+      expect(() => createGuardCore({ resolver, cache: { ttl: 5 } })).toThrow(/options\.cache: is a resolver option/)
+      // Guard options beside it are the guard's own.
+      expect(() => createGuardCore({ resolver, realm: 'mine', denials: 'generic' })).not.toThrow()
+    } finally {
+      await resolver.close()
+    }
   })
 })
