@@ -7,7 +7,7 @@
 import { InvalidArgumentError } from '../src/index.js'
 import { INSTALLED_INVOCATION } from './invocation.js'
 import { EMULATOR_DIALECTS, type EmulatorDialect } from '../testing/group-service/dialect.js'
-import type { Emulator } from '../testing/emulator.js'
+import type { Emulator, EmulatorService } from '../testing/emulator.js'
 import { integerArgument, parseCommandArguments } from './arguments.js'
 import type { Command } from './command.js'
 import { reportError } from './error-report.js'
@@ -30,11 +30,12 @@ const OPTIONS = {
   host: { type: 'string' },
   data: { type: 'string' },
   dialect: { type: 'string' },
+  services: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
-const HELP = `Usage: voot-guard emulator [--port N] [--host H] [--dialect D] [--data FILE] [--json]
+const HELP = `Usage: voot-guard emulator [--port N] [--host H] [--dialect D | --services LIST] [--data FILE] [--json]
        voot-guard emulator members add|set|remove --user U --group G [--role R] [--url URL]
        voot-guard emulator fault slow|500|429|down|clear [--user U] [--url URL]
 
@@ -53,9 +54,13 @@ Options:
   --dialect D    the service to play: dataporten (default; Feide/Dataporten's groups API
                  under /groups, also /groups/v1) or openconext (SURFconext's OpenConext-voot
                  at the root: /me/groups, URN ids, roles prospect < member < manager < admin < owner)
+  --services L   several group services at once, each under /<name> with its own tokens
+                 and OAuth server: NAME=DIALECT,... (such as feide=dataporten,surf=openconext;
+                 a bare dialect is its own name), each with its dialect's built-in data
   --data FILE    a JSON data set (groups, group types, users, clients) instead of the
-                 built-in one of the dialect (alice, bob, carol, dave, erin, frank)
+                 built-in one of the dialect (alice, bob, carol, dave, erin, frank); not with --services
   --json         print {"baseUrl","authUrl","dialect","tokens":{user: token}} as one JSON line
+                 (with --services: {"services":{name: that}})
   -h, --help     show this help
 `
 
@@ -83,6 +88,10 @@ export const emulatorCommand: Command = {
       json = values.json === true
       const port = values.port === undefined ? undefined : integerArgument('port', values.port, { fallback: 0, min: 0, max: 65_535 })
       const dialect = dialectArgument(values.dialect)
+      const services = values.services === undefined ? undefined : servicesArgument(values.services)
+      if (services !== undefined && (values.dialect !== undefined || values.data !== undefined)) {
+        throw new InvalidArgumentError('--services gives each service its dialect and built-in data: not with --dialect or --data')
+      }
       // Before binding: the warning matters even when the address then fails to bind.
       if (values.host !== undefined && !isLoopbackListenHost(values.host)) io.stderr.write(exposedHostWarning(values.host))
       // Loaded only here: `check` and `groups` need none of the emulator's code.
@@ -91,7 +100,7 @@ export const emulatorCommand: Command = {
       const start = (listenOn: number): Promise<Emulator> =>
         startEmulator({
           port: listenOn,
-          dialect,
+          ...(services === undefined ? { dialect } : { services }),
           ...(values.host === undefined ? {} : { host: values.host }),
           ...(values.data === undefined ? {} : { data: values.data }),
         })
@@ -102,12 +111,32 @@ export const emulatorCommand: Command = {
         throw error
       }
       const running = emulator
-      const tokens = Object.fromEntries(running.data.users.map((user) => [user.id, running.issueToken(user.id)]))
-      io.stdout.write(
-        json
-          ? `${JSON.stringify({ baseUrl: running.baseUrl, authUrl: running.authUrl, dialect: running.dialect, tokens })}\n`
-          : formatStarted(running, tokens, values.data, io.invocation ?? INSTALLED_INVOCATION),
-      )
+      const invocation = io.invocation ?? INSTALLED_INVOCATION
+      if (services === undefined) {
+        const tokens = tokensOf(running)
+        io.stdout.write(
+          json
+            ? `${JSON.stringify({ baseUrl: running.baseUrl, authUrl: running.authUrl, dialect: running.dialect, tokens })}\n`
+            : formatStarted(running, tokens, values.data, invocation),
+        )
+      } else {
+        const each = running.serviceNames.map((name) => {
+          const service = running.service(name)
+          return { name, service, tokens: tokensOf(service) }
+        })
+        io.stdout.write(
+          json
+            ? `${JSON.stringify({
+                services: Object.fromEntries(
+                  each.map(({ name, service, tokens }) => [
+                    name,
+                    { baseUrl: service.baseUrl, authUrl: service.authUrl, dialect: service.dialect, tokens },
+                  ]),
+                ),
+              })}\n`
+            : each.map(({ name, service, tokens }) => `== ${name}\n${formatStarted(service, tokens, undefined, invocation)}`).join('\n'),
+        )
+      }
       // A data file is read again when it changes; a bad one leaves the data in force.
       const unwatch =
         values.data === undefined
@@ -144,8 +173,30 @@ function dialectArgument(text: string | undefined): EmulatorDialect {
   return dialect
 }
 
+/** A personal token for each user of the data set of `emulator` (or of one of its services). */
+function tokensOf(emulator: EmulatorService): Record<string, string> {
+  return Object.fromEntries(emulator.data.users.map((user) => [user.id, emulator.issueToken(user.id)]))
+}
+
+/** `--services`: `NAME=DIALECT` pairs, comma-separated (a bare dialect names itself). */
+function servicesArgument(text: string): Record<string, { dialect: EmulatorDialect }> {
+  const services: Record<string, { dialect: EmulatorDialect }> = {}
+  for (const item of text.split(',').map((each) => each.trim())) {
+    const [name = '', given = name] = item.split('=').map((each) => each.trim())
+    const dialect = EMULATOR_DIALECTS.find((each) => each === given.toLowerCase())
+    if (name === '' || dialect === undefined) {
+      throw new InvalidArgumentError(
+        `--services takes NAME=DIALECT,... with dialects ${EMULATOR_DIALECTS.join(', ')} (got "${printable(item)}")`,
+      )
+    }
+    if (name in services) throw new InvalidArgumentError(`--services names "${printable(name)}" twice`)
+    services[name] = { dialect }
+  }
+  return services
+}
+
 function formatStarted(
-  emulator: Emulator,
+  emulator: EmulatorService,
   tokens: Readonly<Record<string, string>>,
   dataFile: string | undefined,
   invocation: string,

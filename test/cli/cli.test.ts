@@ -446,6 +446,37 @@ describe('voot-guard emulator (in-process)', () => {
     expect(stdout).toMatch(/Emulator stopped\.\n$/)
   })
 
+  it('serves several services with --services, each with tokens of its own that work there only', async () => {
+    const stop = new AbortController()
+    let stdout = ''
+    const done = runCli(['emulator', '--port', '0', '--services', 'feide=dataporten,surf=openconext', '--json'], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: () => true },
+      env: {},
+      signal: stop.signal,
+    })
+    while (!stdout.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 5))
+    type Started = { baseUrl: string; dialect: string; tokens: Record<string, string> }
+    const { services } = JSON.parse(stdout) as { services: Record<'feide' | 'surf', Started> }
+    expect([services.feide.dialect, services.surf.dialect]).toEqual(['dataporten', 'openconext'])
+    const ask = (service: Started, token: string | undefined) =>
+      fetch(`${service.baseUrl}/me/groups`, { headers: { authorization: `Bearer ${token}` } }).then(async (answer) => {
+        await answer.body?.cancel()
+        return answer.status
+      })
+    expect(await ask(services.feide, services.feide.tokens.alice)).toBe(200)
+    expect(await ask(services.surf, services.surf.tokens.alice)).toBe(200)
+    expect(await ask(services.surf, services.feide.tokens.alice)).toBe(401)
+    stop.abort()
+    expect(await done).toBe(0)
+    const mixed = await run(['emulator', '--port', '0', '--services', 'feide=dataporten', '--dialect', 'openconext'])
+    expect(mixed.code).toBe(2)
+    expect(mixed.stderr).toContain('not with --dialect or --data')
+    const unknown = await run(['emulator', '--port', '0', '--services', 'feide=dataport'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('--services takes NAME=DIALECT')
+  })
+
   it('exits 2 for a port in use, a bad port, or a bad data file', async () => {
     const blocker = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
