@@ -33,7 +33,7 @@ import { issuerOf } from './token-issuer.js'
  * @example
  * ```ts
  * const options: ServiceResolversOptions = {
- *   services: { feide: { baseUrl: 'https://groups-api.dataporten.no/groups' }, surf: { baseUrl: 'https://voot.surfconext.nl', dialect: 'openconext' } },
+ *   services: { feide: { baseUrl: 'https://groups-api.dataporten.no/groups' }, surf: { baseUrl: 'https://voot.surfconext.nl' } },
  *   groupPrefixes: { 'fc:': 'feide', 'urn:collab:': 'surf' },
  *   issuers: { 'https://auth.dataporten.no': 'feide' },
  * }
@@ -69,7 +69,7 @@ export interface ServiceResolversOptions {
  *
  * @example
  * ```ts
- * const services = createServiceResolvers({ services: { feide: { baseUrl }, surf: { baseUrl: surfUrl, dialect: 'openconext' } }, groupPrefixes: { 'fc:': 'feide', 'urn:collab:': 'surf' } })
+ * const services = createServiceResolvers({ services: { feide: { baseUrl }, surf: { baseUrl: surfUrl } }, groupPrefixes: { 'fc:': 'feide', 'urn:collab:': 'surf' } })
  * const decision = await services.check(token, anyOf(group('fc:org:uio.no', 'admin'), group('urn:collab:org:uva.nl', 'admin')), { service: 'surf' })
  * ```
  */
@@ -141,7 +141,7 @@ function serviceMap(name: string, value: unknown, known: ReadonlyMap<string, unk
  * @example
  * ```ts
  * const services = createServiceResolvers({
- *   services: { feide: { baseUrl: 'https://groups-api.dataporten.no/groups' }, surf: { baseUrl: 'https://voot.surfconext.nl', dialect: 'openconext' } },
+ *   services: { feide: { baseUrl: 'https://groups-api.dataporten.no/groups' }, surf: { baseUrl: 'https://voot.surfconext.nl' } },
  *   groupPrefixes: { 'fc:': 'feide', 'urn:collab:': 'surf' },
  * })
  * ```
