@@ -49,6 +49,13 @@ interface CheckInput extends CheckSoFar {
   /** The `Authorization` header(s); `undefined` when the request has none, and then {@link session} is set. */
   readonly authorization: string | readonly string[] | undefined
   readonly session: GateSession | undefined
+  /**
+   * What the flow's read of the credentials ({@link checkToken}) found, kept for the answer
+   * and the record: the token, and with several services, the service it goes to. Both
+   * stay `undefined` when the read refused the credentials.
+   */
+  token: string | undefined
+  service: string | undefined
 }
 
 /** How a check handler answers an allowed check and a refused one; handed to the flow with each check. */
@@ -83,22 +90,16 @@ function checkToken(input: CheckInput, router: ServiceRouter | undefined): Found
   const { session } = input
   if (session === undefined) {
     const token = extractBearerToken(input.authorization)
-    if (router === undefined) return token
-    return { token, service: router.bearer(input.original.host, input.path, token) }
+    const service = router?.bearer(input.original.host, input.path, token)
+    input.token = token
+    input.service = service
+    return router === undefined ? token : { token, service }
   }
   const { accessToken: token, expiresAt, service } = session
+  input.token = token
+  input.service = service
   if (router === undefined && expiresAt === undefined) return token
   return { token, ...(expiresAt === undefined ? {} : { expiresAt }), ...(service === undefined ? {} : { service }) }
-}
-
-/** The service a check's token went to (for the record): its session's, or its bearer token's route; `undefined`: none. */
-function serviceOfCheck(input: CheckInput, router: ServiceRouter): string | undefined {
-  if (input.session !== undefined) return input.session.service
-  try {
-    return router.bearer(input.original.host, input.path, extractBearerToken(input.authorization))
-  } catch {
-    return undefined
-  }
 }
 
 /** The flow the check endpoints run, over a guard core made from `options` (the gate's `service`). */
@@ -228,7 +229,8 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     metrics.check(check.protocol, answer.status)
     if (observe !== undefined) {
       const { protocol, req, original, rule, started } = check
-      const service = router === undefined ? undefined : 'path' in check ? (serviceOfCheck(check, router) ?? null) : null
+      // The service the token went to: none when the check ended before its credentials were read.
+      const service = router === undefined ? undefined : 'service' in check ? (check.service ?? null) : null
       observe({
         protocol,
         req,
@@ -251,11 +253,12 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   }
 
   /** The user's `sub`: the session's, else userinfo's of the bearer token's service, when it signs people in. */
-  function userOf(input: CheckInput, bearer: string | undefined): string | Promise<string> {
+  function userOf(input: CheckInput): string | Promise<string> {
     if (input.session !== undefined) return input.session.sub
-    if (bearer === undefined || signIns.size === 0) return ''
-    const oauth = signIns.get(router?.bearer(input.original.host, input.path, bearer))
-    return oauth === undefined ? '' : oauth.subjectOf(bearer)
+    const { token, service } = input
+    if (token === undefined || signIns.size === 0) return ''
+    const oauth = signIns.get(service)
+    return oauth === undefined ? '' : oauth.subjectOf(token)
   }
 
   function userinfoFailure(error: unknown): HttpErrorAnswer {
@@ -272,11 +275,9 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
 
   const answers: CheckAnswers = {
     allowed(input) {
-      const { protocol, rule, session, authorization } = input
-      // A header the core accepted, so the token reads as it did there.
-      const bearer = session === undefined && typeof authorization === 'string' ? extractBearerToken(authorization) : undefined
-      const token = session?.accessToken ?? bearer
-      const user = userOf(input, bearer)
+      // Allowed, so the flow read the credentials: the token is the one it decided on.
+      const { protocol, rule, token } = input
+      const user = userOf(input)
       if (typeof user === 'string') return counted(input, allowed(rule, user, token), 'allowed', user)
       return user.then(
         (sub) => counted(input, allowed(rule, sub, token), 'allowed', sub),
@@ -330,6 +331,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       }
     }
     // The step's promise settles with the answer (a promise of one is followed through).
-    return step({ protocol, req, started, original, rule, path, authorization, session }, answers, undefined) as CheckResult
+    const input: CheckInput = { protocol, req, started, original, rule, path, authorization, session, token: undefined, service: undefined }
+    return step(input, answers, undefined) as CheckResult
   }
 }

@@ -8,7 +8,6 @@
  */
 import type { Explanation, ExplainedNode, Requirement } from '../src/index.js'
 import { closeResolvers } from './build-flow.js'
-import { normalisePath } from './path-normalise.js'
 import type { GateSession, SessionCookies } from './session.js'
 import { errorDescriptionOf, type Answer } from './answer.js'
 import { createCheckHandler, type CheckHandler } from './check.js'
@@ -107,6 +106,8 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
   }
   const { flow, core, rules, settings, router } = built
   let answered: CompiledRule | undefined
+  /** With several services, the one the check sent the token to (`null`: none). */
+  let servedBy: string | null | undefined
   /** The session of the request being decided, when it names its service (set by `decide`, read by the check). */
   let session: GateSession | undefined
   const sessions: Pick<SessionCookies, 'readSession'> = { readSession: () => session }
@@ -121,18 +122,22 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
     router,
     metrics: createGateMetrics(),
     now: Date.now,
-    observe: (record) => (answered = record.rule),
+    observe: (record) => {
+      answered = record.rule
+      servedBy = record.service
+    },
   })
 
-  /** The decision tree of `requirement` for the request's token, on its service's resolver (its part of the requirement). */
-  function explainFor(request: PolicyRequest & { token: string }, requirement: Requirement): Promise<Explanation | undefined> {
+  /**
+   * The decision tree of `requirement` for `token`, on the resolver of `service` (the one
+   * the check sent it to: its part of the requirement) when the gate has several.
+   */
+  function explainFor(token: string, requirement: Requirement, service: string | null | undefined): Promise<Explanation | undefined> {
     const { services } = core
-    if (services === undefined) return core.resolver.explain(request.token, requirement)
-    const path = normalisePath(request.target) ?? '/'
-    const chosen = request.service ?? router?.bearer(request.authority.replace(/:\d+$/, '').toLowerCase(), path, request.token)
-    const projected = chosen === undefined ? undefined : services.project(requirement, chosen)
-    if (chosen === undefined || projected === undefined) return Promise.resolve(undefined)
-    return services.resolver(chosen).explain(request.token, projected)
+    if (services === undefined) return core.resolver.explain(token, requirement)
+    const projected = typeof service === 'string' ? services.project(requirement, service) : undefined
+    if (typeof service !== 'string' || projected === undefined) return Promise.resolve(undefined)
+    return services.resolver(service).explain(token, projected)
   }
 
   async function decide(request: PolicyRequest): Promise<PolicyVerdict> {
@@ -162,12 +167,14 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
       socket: { remoteAddress: '127.0.0.1' },
     }
     answered = undefined
+    servedBy = undefined
     const answer = await check('forward-auth', proxyRequest, '/_gate/forward-auth')
-    // Set by onAnswer during the check (TypeScript cannot see a callback assign it).
+    // Set by `observe` during the check (TypeScript cannot see a callback assign them).
     const rule = answered as CompiledRule | undefined
+    const service = servedBy as string | null | undefined
     let tree: ExplainedNode | undefined
     if (request.token !== undefined && rule !== undefined && rule.decision !== 'anyone' && answer.status !== 401) {
-      tree = await explainFor({ ...request, token: request.token }, rule.decision).then(
+      tree = await explainFor(request.token, rule.decision, service).then(
         (explained) => explained?.tree,
         () => undefined,
       )

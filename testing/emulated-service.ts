@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { InvalidArgumentError, InvalidOptionError } from '../src/index.js'
 import { rejectUnknownKeys } from '../src/adapter-kit.js'
-import { INTERNAL_ERROR, NOT_FOUND, writeAnswer } from './answer.js'
+import { INTERNAL_ERROR, writeAnswer } from './answer.js'
 import { identifyCaller } from './bearer-auth.js'
 import { createConsoleRoutes, CONSOLE_PATH } from './console/console-routes.js'
 import { validateEmulatorData, type EmulatorData } from './data/data.js'
@@ -235,14 +235,10 @@ export function createEmulatedService(setup: ServiceSetup, origin: string): Emul
     const handled =
       url !== undefined && (((await consoleRoutes?.handle(req, res, url)) ?? false) || (await authorizationServer.handle(req, res, url)))
     if (handled || res.headersSent || res.destroyed) return
-    // A service at the root (OpenConext) answers every other path as its framework does
-    // (Spring Security: 401 without a valid token); under a prefix, the rest is not the service's.
-    writeAnswer(
-      res,
-      routes.basePath === ''
-        ? routes.unknownRoute({ method: req.method ?? 'GET', query: url?.searchParams ?? new URLSearchParams(), caller, data, now: now() })
-        : NOT_FOUND,
-    )
+    // Any other path is answered as the dialect's service answers one it does not serve
+    // (OpenConext, at the root: Spring Security's 401 without a valid token; Dataporten: 404).
+    const query = url?.searchParams ?? new URLSearchParams()
+    writeAnswer(res, routes.unknownRoute({ method: req.method ?? 'GET', query, caller, data, now: now() }))
   }
 
   const face = (): EmulatorService => ({

@@ -190,6 +190,8 @@ describe('voot-guard gate --test', () => {
       'rule: board (rules[0]: any host, path /board/**, methods all)',
       expect.stringMatching(/^answer: allow \(200, rule board\)/),
     ])
+    // The tree is the SURFconext service's: its part of the requirement, on its answers.
+    expect(explained.stdout).toMatch(/how it was decided:\n {2}group urn:collab:group:surfteams\.nl:nl:surfnet:diensten:project_board \(role admin or higher\): allowed/)
     const unknown = await cli(
       ['--config', 'examples/gate/services.yaml', '--explain', 'GET https://x/', '--as', 'bob', '--service', 'sruf'],
       env,
