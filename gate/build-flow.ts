@@ -14,10 +14,10 @@ import {
   type ResolverHealth,
   VootError,
 } from '../src/index.js'
-import { createCheckFlow, type CheckFlow } from './check.js'
-import type { GateConfigPath, ProblemList } from './config-problem.js'
-import type { GateSettings } from './config-types.js'
-import { createServiceRouter, type ServiceRouter } from './service-route.js'
+import { createCheckFlow, type CheckFlow } from './front/check.js'
+import type { GateConfigPath, ProblemList } from './config/problem.js'
+import type { GateSettings } from './config/types.js'
+import { createServiceRouter, type ServiceRouter } from './policy/service-route.js'
 
 type Options = Readonly<Record<string, unknown>>
 

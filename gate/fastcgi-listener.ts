@@ -1,14 +1,14 @@
 /**
  * The gate's FastCGI authorizer listener (`fastcgi: { listen }`), beside its HTTP server:
- * the protocol of gate/fastcgi.ts over the gate's check, for peers in `trustedProxies` only.
+ * the protocol of gate/front/fastcgi.ts over the gate's check, for peers in `trustedProxies` only.
  *
  * @module
  */
 import type { AddressInfo, Server, Socket } from 'node:net'
-import { createFastCgiAuthorizer, FASTCGI_UNAVAILABLE } from './fastcgi-check.js'
-import { createFastCgiServer, type FastCgiAuthorizer } from './fastcgi.js'
+import { createFastCgiAuthorizer, FASTCGI_UNAVAILABLE } from './front/fastcgi-check.js'
+import { createFastCgiServer, type FastCgiAuthorizer } from './front/fastcgi.js'
 import type { Gate } from './gate.js'
-import { createTrustCheck, type TrustCheck } from './trusted-proxies.js'
+import { createTrustCheck, type TrustCheck } from './http/trusted-proxies.js'
 
 /** What the listener needs of a gate: its settings and its check. */
 export type FastCgiGate = Pick<Gate, 'settings' | 'check'>

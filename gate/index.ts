@@ -22,11 +22,11 @@
  * @module
  */
 export { createGate, checkGateConfig, type Gate, type GateOptions } from './gate.js'
-export { loadGateConfig, type LoadedGateConfig } from './config-file.js'
+export { loadGateConfig, type LoadedGateConfig } from './config/file.js'
 export { startGateServer, type GateServer, type GateServerOptions } from './server.js'
-export { formatConfigProblem, GateConfigError, type GateConfigPath, type GateConfigProblem } from './config-problem.js'
-export type { CompiledRule, GateConfig, GateDuration, GateRequirement, GateRule, GateServiceConfig, GateSettings } from './config-types.js'
-export type { GateServiceSettings, GateServicesSettings } from './config-service.js'
+export { formatConfigProblem, GateConfigError, type GateConfigPath, type GateConfigProblem } from './config/problem.js'
+export type { CompiledRule, GateConfig, GateDuration, GateRequirement, GateRule, GateServiceConfig, GateSettings } from './config/types.js'
+export type { GateServiceSettings, GateServicesSettings } from './config/service.js'
 export {
   parseRequestLine,
   type FixtureMembership,
@@ -36,8 +36,9 @@ export {
   type PolicySettings,
   type PolicyTest,
   type RequestLine,
-} from './policy-config.js'
-export type { DecisionLogLine, DecisionLogOutput, DecisionLogSettings, DecisionLogTarget } from './decision-log.js'
+} from './config/policy-config.js'
+export type { DecisionLogLine, DecisionLogOutput } from './ops/decision-log.js'
+export type { DecisionLogSettings, DecisionLogTarget } from './config/types.js'
 export {
   createPolicyRunner,
   type PolicyOutcome,
@@ -46,7 +47,8 @@ export {
   type PolicyTestResult,
   type PolicyVerdict,
 } from './policy-tests.js'
-export type { CheckHandler, CheckRecord } from './check.js'
-export type { CheckProtocol, OriginalRequest, ProxyRequest } from './original-request.js'
-export type { Answer } from './answer.js'
+export type { CheckHandler } from './front/check.js'
+export type { CheckRecord } from './ops/check-record.js'
+export type { CheckProtocol, OriginalRequest, ProxyRequest } from './http/original-request.js'
+export type { Answer } from './http/answer.js'
 export type { FastCgiGate, FastCgiListener } from './fastcgi-listener.js'

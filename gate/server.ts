@@ -13,7 +13,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createGate, type Gate, type GateOptions } from './gate.js'
-import type { GateConfig } from './config-types.js'
+import type { GateConfig } from './config/types.js'
 import { listenFastCgi, type FastCgiGate, type FastCgiListener } from './fastcgi-listener.js'
 
 /**

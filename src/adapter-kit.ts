@@ -72,7 +72,7 @@ export {
   type CircuitChange,
   type CircuitOutcome,
   type CircuitPermit,
-} from './resolver/gate/circuit-breaker.js'
+} from './resolver/upstream/circuit-breaker.js'
 export type {
   SharedAnswerKind,
   SharedCache,

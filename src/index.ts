@@ -57,7 +57,7 @@ export {
   type ServiceOption,
 } from './decision/requirements.js'
 export { createServiceResolvers, type ServiceResolvers, type ServiceResolversOptions } from './services/service-resolvers.js'
-export type { CircuitBreakerOptions, CircuitState } from './resolver/gate/circuit-breaker.js'
+export type { CircuitBreakerOptions, CircuitState } from './resolver/upstream/circuit-breaker.js'
 export type { AllowedReason, Decision, DecisionReason, DenialReason } from './decision/types.js'
 export { DEFAULT_ROLES, isActiveAt, type Activity } from './decision/membership.js'
 export type { GuardOptions, VootContext } from './guard/guard.js'

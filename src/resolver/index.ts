@@ -25,7 +25,7 @@ import { createMisconfigurationNotice, misconfigurationHint } from './misconfigu
 import { resolveResolverOptions, type MembershipResolverOptions } from './options.js'
 import { createTelemetry } from './telemetry.js'
 import type { MembershipResolver } from './types.js'
-import { createUpstreamGate } from './gate/upstream-gate.js'
+import { createUpstreamGate } from './upstream/upstream-gate.js'
 import { createWarmView } from './warm-view.js'
 import { registerCheckAt } from './check-at.js'
 

@@ -11,7 +11,7 @@ import { tokenExpiry } from './store/token-expiry.js'
 import type { CacheTier, ResolveContext } from '../tracing-channels.js'
 import type { AnswerKind, AnswerStore } from './store/answer-store.js'
 import type { Place, Telemetry } from './telemetry.js'
-import { waitFor, type Flight, type UpstreamGate } from './gate/upstream-gate.js'
+import { waitFor, type Flight, type UpstreamGate } from './upstream/upstream-gate.js'
 
 /**
  * Per-call options of the resolver.

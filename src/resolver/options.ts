@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { circuitBreakerOption, type CircuitBreakerOptions } from './gate/circuit-breaker.js'
+import { circuitBreakerOption, type CircuitBreakerOptions } from './upstream/circuit-breaker.js'
 import type { GroupsClient } from '../client/groups-client.js'
 import { DEFAULT_TIMEOUT, MAX_TIMEOUT, type GroupsClientOptions } from '../client/options.js'
 import { InvalidOptionError } from '../errors.js'

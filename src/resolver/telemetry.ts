@@ -7,7 +7,7 @@
  * @module
  */
 import { channel, tracingChannel, type TracingChannelLike } from '../diagnostics-channel.js'
-import type { CircuitChange } from './gate/circuit-breaker.js'
+import type { CircuitChange } from './upstream/circuit-breaker.js'
 import type { Decision } from '../decision/types.js'
 import { describeRequirement, type Requirement } from '../decision/requirements.js'
 import {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CircuitState } from './gate/circuit-breaker.js'
+import type { CircuitState } from './upstream/circuit-breaker.js'
 import type { GroupsClient } from '../client/groups-client.js'
 import type { Decision } from '../decision/types.js'
 import type { UpstreamErrorCode } from '../errors.js'

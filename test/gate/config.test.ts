@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../cli/index.js'
 import { createGate, GateConfigError, type GateConfig } from '../../gate/index.js'
-import { parseDuration } from '../../gate/duration.js'
+import { parseDuration } from '../../gate/config/duration.js'
 
 let dir: string
 

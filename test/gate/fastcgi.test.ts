@@ -19,8 +19,8 @@ import {
   encodeRecord,
   type FastCgiAuthorizer,
   type FastCgiServerOptions,
-} from '../../gate/fastcgi.js'
-import { fastCgiAnswerOf, proxyRequestOf, variableName } from '../../gate/fastcgi-check.js'
+} from '../../gate/front/fastcgi.js'
+import { fastCgiAnswerOf, proxyRequestOf, variableName } from '../../gate/front/fastcgi-check.js'
 import type { Emulator } from '../../testing/index.js'
 import { startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { freePort } from './support/proxies.js'

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
-import { createSessionCookies } from '../../gate/session.js'
+import { createSessionCookies } from '../../gate/session/session.js'
 import { COOKIE_SECRETS, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { send } from './support/raw-request.js'
 

@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { pathCovers, ruleCovers } from '../../gate/rule-coverage.js'
-import { globToRegExp } from '../../gate/rules.js'
+import { pathCovers, ruleCovers } from '../../gate/config/rule-coverage.js'
+import { globToRegExp } from '../../gate/policy/rules.js'
 
 describe('pathCovers', () => {
   it.each([

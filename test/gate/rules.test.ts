@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createGuardCore } from '../../src/adapter-kit.js'
-import { ProblemList } from '../../gate/config-problem.js'
-import { normaliseHost, normalisePath } from '../../gate/path-normalise.js'
-import { compileRules, globToRegExp, matchRule } from '../../gate/rules.js'
-import { createTrustCheck } from '../../gate/trusted-proxies.js'
+import { ProblemList } from '../../gate/config/problem.js'
+import { normaliseHost, normalisePath } from '../../gate/http/path-normalise.js'
+import { compileRules, globToRegExp, matchRule } from '../../gate/policy/rules.js'
+import { createTrustCheck } from '../../gate/http/trusted-proxies.js'
 import { UNICODE_AND_TRAILING_PATHS } from './support/attack-paths.js'
 
 describe('path globs', () => {

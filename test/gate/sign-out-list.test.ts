@@ -3,7 +3,7 @@
  * stays bounded, dropping the ids whose sessions end first.
  */
 import { describe, expect, it } from 'vitest'
-import { createSignOutList } from '../../gate/sign-out-list.js'
+import { createSignOutList } from '../../gate/session/sign-out-list.js'
 
 describe('createSignOutList', () => {
   it('lists an id until the time given, and not after', () => {

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Emulator } from '../../testing/index.js'
 import type { GateServer } from '../../gate/index.js'
-import { ProblemList } from '../../gate/config-problem.js'
-import { readGateSettings } from '../../gate/config-read.js'
+import { ProblemList } from '../../gate/config/problem.js'
+import { readGateSettings } from '../../gate/config/read.js'
 import { startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { send } from './support/raw-request.js'
 

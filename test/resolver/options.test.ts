@@ -51,11 +51,18 @@ describe('plain http only to loopback', () => {
   })
 
   it('accepts loopback hosts, https:, and an explicit allowInsecureHttp', async () => {
-    for (const baseUrl of ['http://127.0.0.1:8080/groups', 'http://[::1]:8080/groups', 'http://localhost/groups', 'https://groups.example.org/groups']) {
+    for (const baseUrl of [
+      'http://127.0.0.1:8080/groups',
+      'http://[::1]:8080/groups',
+      'http://localhost/groups',
+      'https://groups.example.org/groups',
+    ]) {
       await createMembershipResolver({ baseUrl }).close()
     }
     await createMembershipResolver({ baseUrl: 'http://groups.internal/groups', allowInsecureHttp: true }).close()
-    expect(refusal(() => createMembershipResolver({ baseUrl: BASE_URL, allowInsecureHttp: 'yes' as never })).option).toBe('allowInsecureHttp')
+    expect(refusal(() => createMembershipResolver({ baseUrl: BASE_URL, allowInsecureHttp: 'yes' as never })).option).toBe(
+      'allowInsecureHttp',
+    )
   })
 })
 
@@ -67,7 +74,11 @@ describe('cache.maxBytes', () => {
   })
 
   function bigList(groups: number): { id: string; type: string; membership: { basic: string } }[] {
-    return Array.from({ length: groups }, (_, i) => ({ id: `fc:adhoc:${i.toString().padStart(6, '0')}`, type: 'voot:ad-hoc', membership: { basic: 'member' } }))
+    return Array.from({ length: groups }, (_, i) => ({
+      id: `fc:adhoc:${i.toString().padStart(6, '0')}`,
+      type: 'voot:ad-hoc',
+      membership: { basic: 'member' },
+    }))
   }
 
   it('bounds the cache in estimated bytes, whatever cache.max allows', async () => {

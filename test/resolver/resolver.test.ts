@@ -242,7 +242,7 @@ describe('caching', () => {
 
   it.each([
     ['a 500', { status: 500, body: '{"message":"Internal server error"}' }, 'ERR_UPSTREAM_STATUS'],
-    // Without Retry-After: with one, the token backs off (test/resolver/gate/backoff.test.ts).
+    // Without Retry-After: with one, the token backs off (test/resolver/upstream/backoff.test.ts).
     ['a 429', { status: 429, body: '' }, 'ERR_UPSTREAM_RATE_LIMITED'],
     ['invalid JSON', { status: 200, body: '[{"id":' }, 'ERR_UPSTREAM_BODY'],
     ['a wrong shape', { status: 200, body: '{"id":"x"}' }, 'ERR_UPSTREAM_BODY'],

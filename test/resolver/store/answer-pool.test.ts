@@ -25,7 +25,10 @@ describe('createAnswerPool', () => {
     const pool = createAnswerPool()
     const student = pool.share(structuredClone(CLASS_GROUP))
     const teacher = pool.share({ ...structuredClone(CLASS_GROUP), membership: { ...CLASS_GROUP.membership, basic: 'admin' } })
-    const titled = pool.share({ ...structuredClone(CLASS_GROUP), membership: { ...CLASS_GROUP.membership, displayName: { nb: 'Elev', en: 'Pupil' } } })
+    const titled = pool.share({
+      ...structuredClone(CLASS_GROUP),
+      membership: { ...CLASS_GROUP.membership, displayName: { nb: 'Elev', en: 'Pupil' } },
+    })
     expect(teacher).not.toBe(student)
     expect(titled).not.toBe(student)
     expect(teacher.membership.basic).toBe('admin')
@@ -66,7 +69,10 @@ describe('createAnswerPool', () => {
   it('shares from the inside out: a membership of its own still holds the shared role name', () => {
     const pool = createAnswerPool()
     const plain = pool.share(structuredClone(CLASS_GROUP))
-    const titled = pool.share({ ...structuredClone(CLASS_GROUP), membership: { ...structuredClone(CLASS_GROUP.membership), title: ['Lektor'] } })
+    const titled = pool.share({
+      ...structuredClone(CLASS_GROUP),
+      membership: { ...structuredClone(CLASS_GROUP.membership), title: ['Lektor'] },
+    })
     expect(titled).not.toBe(plain)
     expect(titled.membership).not.toBe(plain.membership)
     expect(titled.membership.displayName).toBe(plain.membership.displayName)
