@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { DEFAULT_TIMEOUT } from '../src/adapter-kit.js'
+import { DEFAULT_TIMEOUT } from '../src/internal.js'
 import { createMembershipResolver, type Decision, type DecisionReason, DEFAULT_ROLES, group, InvalidArgumentError } from '../src/index.js'
 import type { Command } from './command.js'
 import { formatExplanation } from './explain-tree.js'

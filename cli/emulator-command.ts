@@ -6,8 +6,7 @@
  */
 import { InvalidArgumentError } from '../src/index.js'
 import { INSTALLED_INVOCATION } from './invocation.js'
-import { EMULATOR_DIALECTS, type EmulatorDialect } from '../testing/group-service/dialect.js'
-import type { Emulator, EmulatorService } from '../testing/emulator.js'
+import type { Emulator, EmulatorDialect, EmulatorService } from '../testing/index.js'
 import { integerArgument, parseCommandArguments } from './arguments.js'
 import type { Command } from './command.js'
 import { reportError } from './error-report.js'
@@ -87,16 +86,15 @@ export const emulatorCommand: Command = {
       }
       json = values.json === true
       const port = values.port === undefined ? undefined : integerArgument('port', values.port, { fallback: 0, min: 0, max: 65_535 })
-      const dialect = dialectArgument(values.dialect)
-      const services = values.services === undefined ? undefined : servicesArgument(values.services)
+      // Loaded only here: `check` and `groups` need none of the emulator's code.
+      const { EMULATOR_DIALECTS, startEmulator, watchDataFile } = await import('../testing/internal.js')
+      const dialect = dialectArgument(EMULATOR_DIALECTS, values.dialect)
+      const services = values.services === undefined ? undefined : servicesArgument(EMULATOR_DIALECTS, values.services)
       if (services !== undefined && (values.dialect !== undefined || values.data !== undefined)) {
         throw new InvalidArgumentError('--services gives each service its dialect and built-in data: not with --dialect or --data')
       }
       // Before binding: the warning matters even when the address then fails to bind.
       if (values.host !== undefined && !isLoopbackListenHost(values.host)) io.stderr.write(exposedHostWarning(values.host))
-      // Loaded only here: `check` and `groups` need none of the emulator's code.
-      const { startEmulator } = await import('../testing/emulator.js')
-      const { watchDataFile } = await import('../testing/data/data-watch.js')
       const start = (listenOn: number): Promise<Emulator> =>
         startEmulator({
           port: listenOn,
@@ -166,7 +164,7 @@ export const emulatorCommand: Command = {
   },
 }
 
-function dialectArgument(text: string | undefined): EmulatorDialect {
+function dialectArgument(EMULATOR_DIALECTS: readonly EmulatorDialect[], text: string | undefined): EmulatorDialect {
   if (text === undefined) return 'dataporten'
   const dialect = EMULATOR_DIALECTS.find((each) => each === text.trim().toLowerCase())
   if (dialect === undefined) throw new InvalidArgumentError(`--dialect must be one of ${EMULATOR_DIALECTS.join(', ')}`)
@@ -179,7 +177,7 @@ function tokensOf(emulator: EmulatorService): Record<string, string> {
 }
 
 /** `--services`: `NAME=DIALECT` pairs, comma-separated (a bare dialect names itself). */
-function servicesArgument(text: string): Record<string, { dialect: EmulatorDialect }> {
+function servicesArgument(EMULATOR_DIALECTS: readonly EmulatorDialect[], text: string): Record<string, { dialect: EmulatorDialect }> {
   const services: Record<string, { dialect: EmulatorDialect }> = {}
   for (const item of text.split(',').map((each) => each.trim())) {
     const [name = '', given = name] = item.split('=').map((each) => each.trim())

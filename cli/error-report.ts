@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { misconfigurationHint } from '../src/adapter-kit.js'
+import { misconfigurationHint } from '../src/internal.js'
 import {
   AbortedError,
   InsufficientScopeError,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { GateConfig, GateConfigProblem, LoadedGateConfig, PolicyRunner, PolicyTestResult, PolicyVerdict } from '../gate/index.js'
+import type { GateConfig, GateConfigProblem, LoadedGateConfig, PolicyRunner, PolicyTestResult, PolicyVerdict } from '../gate/internal.js'
 import { InvalidArgumentError } from '../src/index.js'
 import { parseCommandArguments, withoutBareTokenFlag } from './arguments.js'
 import type { Command } from './command.js'
@@ -89,7 +89,7 @@ function printResults(results: readonly PolicyTestResult[], io: CliIo): number {
 }
 
 /** `voot-guard/gate`, loaded only by this command. */
-type GateModule = typeof import('../gate/index.js')
+type GateModule = typeof import('../gate/internal.js')
 
 /** What `--explain` asks: the request, and who sends it (`as`, a fixture user, or the `token` of VOOT_TOKEN). */
 interface ExplainAsk {
@@ -169,7 +169,7 @@ export const gateCommand: Command = {
         throw new InvalidArgumentError('--explain needs exactly one of --as USER (from the fixtures) and --token (VOOT_TOKEN)')
       const token = taken.bare ? tokenFromEnvironment(io.env) : undefined
       // Loaded only here: the other commands need none of the gate's code.
-      const gate = await import('../gate/index.js')
+      const gate = await import('../gate/internal.js')
       const file = values.config
       const loaded = await gate.loadGateConfig(file, io.env)
       const refuse = (problems: readonly GateConfigProblem[]): number => {

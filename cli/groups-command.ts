@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { createGroupsClient, type GroupWithMembership, isActiveAt, localize } from '../src/index.js'
-import { DEFAULT_TIMEOUT } from '../src/adapter-kit.js'
+import { createGroupsClient, type GroupWithMembership, localize } from '../src/index.js'
+import { isActiveAt } from '../src/internal.js'
+import { DEFAULT_TIMEOUT } from '../src/internal.js'
 import type { Command } from './command.js'
 import { EXIT_OK } from './exit-codes.js'
 import { formatTable } from './table.js'

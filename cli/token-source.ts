@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { InvalidArgumentError, isWellFormedToken, MAX_TOKEN_LENGTH } from '../src/index.js'
+import { InvalidArgumentError } from '../src/index.js'
+import { isWellFormedToken, MAX_TOKEN_LENGTH } from '../src/internal.js'
 import { TOKEN_FROM_ENVIRONMENT } from './arguments.js'
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 import { Agent, type Dispatcher } from 'undici'
-import { DEFAULT_TIMEOUT, MAX_TIMEOUT } from '../src/adapter-kit.js'
+import { DEFAULT_TIMEOUT, MAX_TIMEOUT } from '../src/internal.js'
 import { baseUrlArgument, integerArgument, parseCommandArguments, type OptionSpecs, type Parsed } from './arguments.js'
 import { reportError, type ReportContext } from './error-report.js'
 import { EXIT_OK } from './exit-codes.js'

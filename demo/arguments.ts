@@ -7,7 +7,7 @@
  * @module
  */
 import { EMULATOR_DIALECTS } from 'voot-guard/testing'
-import { nearestKey } from '../src/adapter-kit.js'
+import { nearestKey } from '../src/internal.js'
 import { DEMO_FRAMEWORKS } from './frameworks.js'
 import type { DemoOptions } from './options.js'
 import { DEMO_SERVICES } from './services.js'

@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
-import { InvalidOptionError, type GuardOptions } from 'voot-guard'
+import { InvalidOptionError } from 'voot-guard'
+import type { GuardOptions } from 'voot-guard/adapter-kit'
 import { FEIDE_GROUPS, type ExampleGroups } from '../examples/example-groups.js'
 import { createApp as createExpressApp } from '../examples/express/app.js'
 import { createApp as createFastifyApp } from '../examples/fastify/app.js'

@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createClient } from 'redis'
-import { InvalidOptionError, type SharedCache } from 'voot-guard'
+import { InvalidOptionError } from 'voot-guard'
+import type { SharedCache } from 'voot-guard/adapter-kit'
 import { createRedisCache } from 'voot-guard/redis'
 import { startRedisServer, type RedisServer } from './redis-server.js'
 

@@ -6,14 +6,8 @@
  * @module
  */
 import type { GuardCore } from '../src/adapter-kit.js'
-import {
-  createMembershipResolver,
-  createServiceResolvers,
-  InvalidOptionError,
-  type SharedCache,
-  type ResolverHealth,
-  VootError,
-} from '../src/index.js'
+import { createMembershipResolver, createServiceResolvers, InvalidOptionError, type ResolverHealth, VootError } from '../src/index.js'
+import { type SharedCache } from '../src/adapter-kit.js'
 import { createCheckFlow, type CheckFlow } from './front/check.js'
 import type { GateConfigPath, ProblemList } from './config/problem.js'
 import type { GateSettings } from './config/types.js'

@@ -7,8 +7,10 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
-import { DEFAULT_CACHE_TTL, nearestKey, type GuardCore } from '../src/adapter-kit.js'
-import { group, type SharedCache, VootError } from '../src/index.js'
+import { type GuardCore } from '../src/adapter-kit.js'
+import { DEFAULT_CACHE_TTL, nearestKey } from '../src/internal.js'
+import { group, VootError } from '../src/index.js'
+import { type SharedCache } from '../src/adapter-kit.js'
 import { createRedisCache } from '../redis/index.js'
 import { jsonAnswer, writeAnswer, type Answer } from './http/answer.js'
 import { createCheckHandler, type CheckFlow, type CheckHandler } from './front/check.js'
@@ -48,9 +50,17 @@ export interface Gate {
    * (answering 503 while the group service is down) and `/_gate/readyz` says so.
    */
   readonly ready: Promise<void>
-  /** The configuration as read (durations in ms, defaults filled in). */
+  /**
+   * The configuration as read (durations in ms, defaults filled in).
+   *
+   * @internal
+   */
   readonly settings: GateSettings
-  /** The check endpoints' handler, for listeners of other protocols (the FastCGI authorizer of `startGateServer`). */
+  /**
+   * The check endpoints' handler, for listeners of other protocols (the FastCGI authorizer of `startGateServer`).
+   *
+   * @internal
+   */
   readonly check: CheckHandler
   /** Stops answering ready, releases the resolver and the Redis connection. */
   close(): Promise<void>

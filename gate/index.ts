@@ -25,30 +25,7 @@ export { createGate, checkGateConfig, type Gate, type GateOptions } from './gate
 export { loadGateConfig, type LoadedGateConfig } from './config/file.js'
 export { startGateServer, type GateServer, type GateServerOptions } from './server.js'
 export { formatConfigProblem, GateConfigError, type GateConfigPath, type GateConfigProblem } from './config/problem.js'
-export type { CompiledRule, GateConfig, GateDuration, GateRequirement, GateRule, GateServiceConfig, GateSettings } from './config/types.js'
-export type { GateServiceSettings, GateServicesSettings } from './config/service.js'
-export {
-  parseRequestLine,
-  type FixtureMembership,
-  type GateFixtureMembership,
-  type GateFixtures,
-  type GatePolicyTest,
-  type PolicySettings,
-  type PolicyTest,
-  type RequestLine,
-} from './config/policy-config.js'
+export type { GateConfig, GateDuration, GateRequirement, GateRule, GateServiceConfig } from './config/types.js'
+export type { GateFixtureMembership, GateFixtures, GatePolicyTest } from './config/policy-config.js'
 export type { DecisionLogLine, DecisionLogOutput } from './ops/decision-log.js'
-export type { DecisionLogSettings, DecisionLogTarget } from './config/types.js'
-export {
-  createPolicyRunner,
-  type PolicyOutcome,
-  type PolicyRequest,
-  type PolicyRunner,
-  type PolicyTestResult,
-  type PolicyVerdict,
-} from './policy-tests.js'
-export type { CheckHandler } from './front/check.js'
-export type { CheckRecord } from './ops/check-record.js'
-export type { CheckProtocol, OriginalRequest, ProxyRequest } from './http/original-request.js'
-export type { Answer } from './http/answer.js'
-export type { FastCgiGate, FastCgiListener } from './fastcgi-listener.js'
+export type { FastCgiListener } from './fastcgi-listener.js'

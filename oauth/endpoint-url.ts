@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isLoopbackHost } from '../src/adapter-kit.js'
+import { isLoopbackHost } from '../src/internal.js'
 
 export { isLoopbackHost }
 

@@ -15,7 +15,7 @@ import {
   type UpstreamContext,
   VERSION,
 } from '../src/index.js'
-import { rejectUnknownKeys } from '../src/adapter-kit.js'
+import { rejectUnknownKeys } from '../src/internal.js'
 import { createContextBinding } from './context-binding.js'
 import { createMetricsRecorder } from './metrics.js'
 import { createAuthorizeSpans, createResolveSpans } from './spans.js'

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { createCircuitBreaker, type SharedCacheSignal } from '../src/adapter-kit.js'
+import { type SharedCacheSignal } from '../src/adapter-kit.js'
+import { createCircuitBreaker } from '../src/internal.js'
 import type { CommandTarget, TierConnection } from './connection.js'
 
 /** What a failed call resolves. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { InvalidOptionError } from '../src/index.js'
-import { integerOption, objectOption, rejectUnknownKeys } from '../src/adapter-kit.js'
+import { integerOption, objectOption, rejectUnknownKeys } from '../src/internal.js'
 import type { RedisClientLike } from './client.js'
 import { redisClientOption } from './connection.js'
 import type { NodeRedisClusterLike, NodeRedisSentinelLike } from './connection.js'

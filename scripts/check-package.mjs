@@ -18,8 +18,6 @@ const expected = {
     'createGuards',
     'authorizationOf',
     'readAuthenticateOptions',
-    'rejectUnknownKeys',
-    'createCircuitBreaker',
     'authorizationOfHeaders',
     'answerResponse',
     'withResponse',
@@ -69,6 +67,31 @@ for (const specifier of specifiers) {
     console.log(`${specifier}: ok`)
   }
 }
+// The internal faces (the core's `src/internal.ts`, the gate's `gate/internal.ts`) serve the
+// package's own rooms: no subpath reaches them, and no public face carries their names.
+const internalOnly = {
+  'voot-guard/adapter-kit': ['rejectUnknownKeys', 'nearestKey', 'createCircuitBreaker', 'deepFreeze', 'requiredText', 'DEFAULT_TIMEOUT'],
+  'voot-guard': ['isActiveAt', 'describeRequirement', 'isWellFormedToken'],
+  'voot-guard/gate': ['createPolicyRunner', 'parseRequestLine', 'buildGate'],
+}
+for (const [specifier, names] of Object.entries(internalOnly)) {
+  const module = await import(specifier)
+  const leaked = names.filter((name) => name in module)
+  if (leaked.length > 0) {
+    failed = true
+    console.error(`${specifier}: exports internal names ${leaked.join(', ')}`)
+  }
+}
+for (const specifier of ['voot-guard/internal', 'voot-guard/dist/src/internal.js', 'voot-guard/dist/gate/internal.js']) {
+  try {
+    await import(specifier)
+    failed = true
+    console.error(`${specifier}: reachable from outside the package`)
+  } catch (error) {
+    if (error?.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') throw error
+  }
+}
+console.log('internal faces: not exported')
 await access(new URL(`../${pkg.bin['voot-guard']}`, import.meta.url))
 console.log('bin: ok')
 

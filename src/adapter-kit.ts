@@ -61,18 +61,7 @@ export {
   type HttpError,
 } from './guard/adapter-web.js'
 
-// For packages built on the core: options checked as the core checks its own, the circuit
-// breaker of the upstream gate (a shared tier stops asking a failing Redis with it), and
-// the shared tier's seam.
-export { functionOption, integerOption, nearestKey, objectOption, rejectUnknownKeys, type IntegerBounds } from './option-checks.js'
-export {
-  createCircuitBreaker,
-  type CircuitBreaker,
-  type CircuitBreakerSettings,
-  type CircuitChange,
-  type CircuitOutcome,
-  type CircuitPermit,
-} from './resolver/upstream/circuit-breaker.js'
+// The shared tier's seam: what a cache tier such as `voot-guard/redis` implements.
 export type {
   SharedAnswerKind,
   SharedCache,
@@ -82,9 +71,4 @@ export type {
   SharedEntry,
   SharedLock,
 } from './shared-cache.js'
-export { isLoopbackHost } from './client/loopback-host.js'
-export { misconfigurationHint } from './resolver/misconfiguration.js'
-export { DEFAULT_TIMEOUT, MAX_TIMEOUT } from './client/options.js'
-export { DEFAULT_CACHE_TTL } from './resolver/options.js'
-export { deepFreeze } from './resolver/store/deep-freeze.js'
-export { requiredText } from './decision/required-text.js'
+export { isRequirement } from './decision/requirements.js'

@@ -41,10 +41,8 @@ export {
   allOf,
   anyOf,
   authenticated,
-  describeRequirement,
   group,
   groupOfType,
-  isRequirement,
   where,
   type AllOfRequirement,
   type AnyOfRequirement,
@@ -59,10 +57,8 @@ export {
 export { createServiceResolvers, type ServiceResolvers, type ServiceResolversOptions } from './services/service-resolvers.js'
 export type { CircuitBreakerOptions, CircuitState } from './resolver/upstream/circuit-breaker.js'
 export type { AllowedReason, Decision, DecisionReason, DenialReason } from './decision/types.js'
-export { DEFAULT_ROLES, isActiveAt, type Activity } from './decision/membership.js'
-export type { GuardOptions, VootContext } from './guard/guard.js'
-export type { FoundToken } from './guard/credentials.js'
-export type { SharedCache } from './shared-cache.js'
+export { DEFAULT_ROLES, type Activity } from './decision/membership.js'
+export type { VootContext } from './guard/guard.js'
 export {
   CHANNELS,
   type AuthorizeContext,
@@ -89,8 +85,8 @@ export {
   type VootErrorCode,
   type VootErrorOptions,
 } from './errors.js'
-export { extractBearerToken, isWellFormedToken, MAX_TOKEN_LENGTH } from './token.js'
-export { assertGroupId, MAX_GROUP_ID_LENGTH } from './group-id.js'
+export { extractBearerToken } from './token.js'
+export { assertGroupId } from './group-id.js'
 export { localize } from './client/translatable.js'
 export { VERSION } from './version.js'
 export type { Group, GroupType, GroupWithMembership, MemberEntry, Membership, Translatable } from './types.js'

@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { InvalidArgumentError, InvalidOptionError } from '../src/index.js'
-import { rejectUnknownKeys } from '../src/adapter-kit.js'
+import { rejectUnknownKeys } from '../src/internal.js'
 import { INTERNAL_ERROR, writeAnswer } from './answer.js'
 import { identifyCaller } from './bearer-auth.js'
 import { createConsoleRoutes, CONSOLE_PATH } from './console/console-routes.js'

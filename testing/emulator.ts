@@ -10,7 +10,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { InvalidArgumentError, InvalidOptionError } from '../src/index.js'
-import { rejectUnknownKeys } from '../src/adapter-kit.js'
+import { rejectUnknownKeys } from '../src/internal.js'
 import { INTERNAL_ERROR, NOT_FOUND, writeAnswer } from './answer.js'
 import { createConsoleIndex } from './console/console-index.js'
 import { CONSOLE_PATH } from './console/console-routes.js'

@@ -27,7 +27,8 @@ import {
   type VootContext,
   withResponse,
 } from '../../src/adapter-kit.js'
-import { InvalidArgumentError, isRequirement, type Requirement } from '../../src/index.js'
+import { InvalidArgumentError, type Requirement } from '../../src/index.js'
+import { isRequirement } from '../../src/adapter-kit.js'
 
 // The error a delegating guard throws, and its test, where fetch users look for them.
 export { isHttpError, type HttpError } from '../../src/adapter-kit.js'

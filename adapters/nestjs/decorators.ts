@@ -9,7 +9,8 @@
 import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common'
 import type { Reflector } from '@nestjs/core'
 import { AUTHENTICATED, type AuthenticateOptions, readAuthenticateOptions, type VootContext } from '../../src/adapter-kit.js'
-import { allOf, anyOf, group, InvalidArgumentError, isRequirement, type Requirement } from '../../src/index.js'
+import { allOf, anyOf, group, InvalidArgumentError, type Requirement } from '../../src/index.js'
+import { isRequirement } from '../../src/adapter-kit.js'
 
 /**
  * Metadata key of the requirements a class or method carries (an array: they all hold).

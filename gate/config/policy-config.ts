@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { nearestKey } from '../../src/adapter-kit.js'
+import { nearestKey } from '../../src/internal.js'
 import type { GateConfigPath, ProblemList } from './problem.js'
 
 /** One membership of a fixture user: a role, and whether it is active (default `true`). */

@@ -6,12 +6,12 @@
  * @module
  */
 import { isIP } from 'node:net'
-import { nearestKey } from '../../src/adapter-kit.js'
+import { nearestKey } from '../../src/internal.js'
 import { ProblemList, type GateConfigPath } from './problem.js'
 import { readOAuthSection, readServiceSection, readServicesSection } from './service.js'
 import { durationAt, HOST_NAME, isObject, keysOf, objectAt, pathGlobProblem, stringAt, stringListAt } from './values.js'
 import type { DecisionLogSettings, GateRule, GateSettings } from './types.js'
-import { isLoopbackHostname } from '../http/loopback.js'
+import { isLoopbackHost } from '../../src/internal.js'
 import { readPolicySettings } from './policy-config.js'
 import { ruleCovers } from './rule-coverage.js'
 import { parseCidr } from '../http/trusted-proxies.js'
@@ -69,7 +69,7 @@ function readFastCgi(
   keysOf(problems, ['fastcgi'], fastcgi, ['listen'])
   if (fastcgi['listen'] === undefined) problems.add(['fastcgi', 'listen'], 'is required, such as "127.0.0.1:4182"')
   const listen = readListen(problems, fastcgi['listen'], ['fastcgi', 'listen'], 4182)
-  if (!trustedGiven && !isLoopbackHostname(listen.host)) {
+  if (!trustedGiven && !isLoopbackHost(listen.host)) {
     problems.add(['fastcgi', 'listen'], `listens on ${listen.host}, not on loopback: name the web servers' addresses in "trustedProxies"`)
   }
   if (fastcgi['listen'] !== undefined && listen.port !== 0 && listen.port === http.port) {
@@ -244,7 +244,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
       problems.add(['trustedProxies', index], 'must be an address or a CIDR such as "10.0.0.0/8" or "::1/128"')
     }
   })
-  if (input['trustedProxies'] === undefined && !isLoopbackHostname(listen.host)) {
+  if (input['trustedProxies'] === undefined && !isLoopbackHost(listen.host)) {
     problems.add(['listen'], `listens on ${listen.host}, not on loopback: name the proxies' addresses in "trustedProxies"`)
   }
   const fastcgi = readFastCgi(problems, input['fastcgi'], input['trustedProxies'] !== undefined, listen)

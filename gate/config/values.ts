@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { nearestKey } from '../../src/adapter-kit.js'
+import { nearestKey } from '../../src/internal.js'
 import { parseDuration } from './duration.js'
 import type { GateConfigPath, ProblemList } from './problem.js'
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http'
-import { isLoopbackHostname } from './loopback.js'
+import { isLoopbackHost } from '../../src/internal.js'
 import { normaliseHost } from './path-normalise.js'
 
 /** The request a proxy asks about. */
@@ -128,7 +128,7 @@ export function originalRequest(protocol: CheckProtocol, req: ProxyRequest, url:
       const authority = singleHeader(req, 'host')
       const host = authority === undefined ? undefined : hostOf(authority)
       // Envoy's check request carries no scheme of its own: https, but on loopback.
-      const scheme = host !== undefined && isLoopbackHostname(host) ? 'http' : 'https'
+      const scheme = host !== undefined && isLoopbackHost(host) ? 'http' : 'https'
       return build(req.method, scheme, authority, target.startsWith('/') ? target : undefined)
     }
   }

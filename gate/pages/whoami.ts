@@ -8,7 +8,8 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { extractBearerToken, InvalidTokenError, TokenMissingError } from '../../src/index.js'
-import { requiredText, type GuardCore } from '../../src/adapter-kit.js'
+import { type GuardCore } from '../../src/adapter-kit.js'
+import { requiredText } from '../../src/internal.js'
 import { jsonAnswer, type Answer } from '../http/answer.js'
 import { browserOrigin } from '../http/browser-origin.js'
 import type { CompiledRule, GateSettings } from '../config/types.js'

@@ -6,7 +6,8 @@
  * @module
  */
 import { allOf, anyOf, authenticated, group, groupOfType, type Requirement, VootError } from '../../src/index.js'
-import { nearestKey, type GuardCore } from '../../src/adapter-kit.js'
+import { type GuardCore } from '../../src/adapter-kit.js'
+import { nearestKey } from '../../src/internal.js'
 import type { ProblemList } from '../config/problem.js'
 import type { CompiledRule, GateRule } from '../config/types.js'
 

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { createCookieSealer } from './cookie-seal.js'
 import { readCookie, setCookie } from './cookies.js'
-import { isLoopbackHostname } from '../http/loopback.js'
+import { isLoopbackHost } from '../../src/internal.js'
 import { createSignOutList } from './sign-out-list.js'
 
 /** A signed-in browser's session. */
@@ -90,7 +90,7 @@ export function createSessionCookies(
 ): SessionCookies {
   const sessions = createCookieSealer(config.secrets, 'session')
   const signIns = createCookieSealer(config.secrets, 'signin')
-  const secureFor = (origin: Origin) => !(origin.scheme === 'http' && isLoopbackHostname(origin.host))
+  const secureFor = (origin: Origin) => !(origin.scheme === 'http' && isLoopbackHost(origin.host))
   const nameFor = (origin: Origin) => config.name ?? (secureFor(origin) ? '__Host-voot-gate' : 'voot-gate')
   const signInName = (origin: Origin) => `${nameFor(origin)}-signin`
   const maxAgeSeconds = Math.floor(config.maxAge / 1000)

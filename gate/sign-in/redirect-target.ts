@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isLoopbackHostname } from '../http/loopback.js'
+import { isLoopbackHost } from '../../src/internal.js'
 
 // Anything but printable ASCII: an IDN written in Unicode, a full-width or ideographic dot
 // (U+3002 reads as "." to the URL standard), spaces and controls. Browsers would rewrite
@@ -49,7 +49,7 @@ export function safeRedirect(rd: string, isRedirectHost: (host: string) => boole
   // The host compared is the one a browser goes to, and it must read as written.
   if (url.host !== authority.toLowerCase()) return undefined
   const host = url.hostname
-  const loopbackHttp = from.scheme === 'http' && isLoopbackHostname(from.host)
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopbackHttp && isLoopbackHostname(host))) return undefined
+  const loopbackHttp = from.scheme === 'http' && isLoopbackHost(from.host)
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopbackHttp && isLoopbackHost(host))) return undefined
   return host === from.host || isRedirectHost(host) ? url.href : undefined
 }

@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http'
 import type { GuardCore } from '../../src/adapter-kit.js'
 import { jsonAnswer, redirectAnswer, type Answer } from '../http/answer.js'
 import { browserOrigin, type BrowserOrigin } from '../http/browser-origin.js'
-import { isLoopbackHostname } from '../http/loopback.js'
+import { isLoopbackHost } from '../../src/internal.js'
 import type { GateMetrics } from '../ops/metrics.js'
 import type { GateOAuth, GateSignIns } from '../session/oauth-clients.js'
 import { safeRedirect } from './redirect-target.js'
@@ -117,7 +117,7 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
       if ('status' in origin) return origin
       const rd = target(query, origin)
       if (rd === undefined) return invalid('rd must be a relative path or a URL on a host the gate knows')
-      if (origin.scheme === 'http' && !isLoopbackHostname(origin.host)) {
+      if (origin.scheme === 'http' && !isLoopbackHost(origin.host)) {
         return invalid('Sign-in needs https (the session cookie is Secure); plain http works on loopback only')
       }
       const session = cookies.readSession(req.headers.cookie, origin)

@@ -37,7 +37,16 @@ describe('the plugin', () => {
   afterAll(() => app.close())
 
   it('decorates app.voot with the guards and request.voot with null', async () => {
-    expect(Object.keys(app.voot).sort()).toEqual(['authenticate', 'health', 'ready', 'require', 'requireAllGroups', 'requireAnyGroup', 'requireGroup', 'resolver'])
+    expect(Object.keys(app.voot).sort()).toEqual([
+      'authenticate',
+      'health',
+      'ready',
+      'require',
+      'requireAllGroups',
+      'requireAnyGroup',
+      'requireGroup',
+      'resolver',
+    ])
     expect(app.hasRequestDecorator('voot')).toBe(true)
     expect((await app.inject({ url: '/open' })).json()).toEqual({ voot: null })
   })
@@ -128,7 +137,10 @@ describe('the warm path', () => {
   it('allows a request with cached answers synchronously: done() runs before the hook returns', async () => {
     const guard = createGuard({ baseUrl: emulator.baseUrl })
     const hook = guard.requireGroup(ORG_ID, 'admin')
-    const request = { raw: { rawHeaders: ['Authorization', `Bearer ${emulator.issueToken('alice')}`] }, voot: null } as unknown as FastifyRequest
+    const request = {
+      raw: { rawHeaders: ['Authorization', `Bearer ${emulator.issueToken('alice')}`] },
+      voot: null,
+    } as unknown as FastifyRequest
     const reply = {} as FastifyReply
     const run = (): { calls: unknown[][]; returned: unknown } => {
       const calls: unknown[][] = []

@@ -58,8 +58,10 @@ describe('a guard called on a request', () => {
 
 describe('protect', () => {
   it('passes every argument after the request to the handler, after voot', async () => {
-    const handler = guard.protect(group(ORG_ID), (request: Request, voot: VootContext, context: { params: { id: string } }, extra: number) =>
-      Response.json({ url: request.url, reason: voot.decision.reason, id: context.params.id, extra }),
+    const handler = guard.protect(
+      group(ORG_ID),
+      (request: Request, voot: VootContext, context: { params: { id: string } }, extra: number) =>
+        Response.json({ url: request.url, reason: voot.decision.reason, id: context.params.id, extra }),
     )
     expectTypeOf(handler).parameters.toEqualTypeOf<[Request, { params: { id: string } }, number]>()
     guard.protect(guard.authenticate(), (_request, voot) => {
@@ -110,7 +112,12 @@ describe('authenticate({ optional: true })', () => {
     expectTypeOf(maybe).returns.resolves.toEqualTypeOf<VootContext | Response | undefined>()
     expect(await maybe(requestAs())).toBeUndefined()
     expect(((await maybe(requestAs(`Bearer ${emulator.issueToken('erin')}`))) as VootContext).decision.reason).toBe('authenticated')
-    for (const [authorization, status] of [['', 401], ['Basic x', 401], ['Bearer', 400], ['Bearer unknown-token', 401]] as const) {
+    for (const [authorization, status] of [
+      ['', 401],
+      ['Basic x', 401],
+      ['Bearer', 400],
+      ['Bearer unknown-token', 401],
+    ] as const) {
       const refusal = await maybe(requestAs(authorization))
       expect(refusal).toBeInstanceOf(Response)
       expect((refusal as Response).status).toBe(status)
@@ -140,7 +147,9 @@ describe("errorHandling: 'delegate'", () => {
   it("rejects with the adapter kit's HttpError: status, headers, toResponse()", async () => {
     const delegating = createGuard({ baseUrl: emulator.baseUrl, realm: 'd', errorHandling: 'delegate' })
     const token = emulator.issueToken('erin')
-    const error: unknown = await delegating.requireGroup(ORG_ID)(requestAs(`Bearer ${token}`)).catch((e: unknown) => e)
+    const error: unknown = await delegating
+      .requireGroup(ORG_ID)(requestAs(`Bearer ${token}`))
+      .catch((e: unknown) => e)
     expect(isHttpError(error)).toBe(true)
     if (!isHttpError(error)) return
     expect(error).toMatchObject({ code: 'ERR_FORBIDDEN', status: 403, expose: true })
@@ -150,7 +159,9 @@ describe("errorHandling: 'delegate'", () => {
     expect(response.status).toBe(403)
     expect(await response.json()).toMatchObject({ error: 'forbidden' })
     const protectedHandler = delegating.protect(group(ORG_ID), () => new Response())
-    const missing: unknown = await Promise.resolve(requestAs('Basic x')).then(protectedHandler).catch((e: unknown) => e)
+    const missing: unknown = await Promise.resolve(requestAs('Basic x'))
+      .then(protectedHandler)
+      .catch((e: unknown) => e)
     expect(missing).toMatchObject({ status: 401, headers: { 'www-authenticate': 'Bearer realm="d"' } })
     expect(JSON.stringify(missing) + String(missing)).not.toContain(token)
     await delegating.resolver.close()
@@ -163,10 +174,19 @@ describe('authorizationOfHeaders', () => {
   it.each([
     [[], undefined],
     [['Bearer abc'], 'Bearer abc'],
-    [['Bearer a', 'Bearer b'], ['Bearer a', 'Bearer b']],
-    [['Basic eA==', 'Bearer b'], ['Basic eA==', 'Bearer b']],
+    [
+      ['Bearer a', 'Bearer b'],
+      ['Bearer a', 'Bearer b'],
+    ],
+    [
+      ['Basic eA==', 'Bearer b'],
+      ['Basic eA==', 'Bearer b'],
+    ],
     [['Digest a=b, c="x, Bearer y"'], 'Digest a=b, c="x, Bearer y"'],
-    [['Digest a=b', 'Negotiate'], ['Digest a=b', 'Negotiate']],
+    [
+      ['Digest a=b', 'Negotiate'],
+      ['Digest a=b', 'Negotiate'],
+    ],
     [['Digest a = "\\"q, r", b=c'], 'Digest a = "\\"q, r", b=c'],
   ])('%j -> %j', (values, expected) => {
     expect(of(...values)).toEqual(expected)

@@ -31,10 +31,14 @@ async function installBuiltPackage(): Promise<void> {
   await rm(installed, { recursive: true, force: true })
   await mkdir(installed, { recursive: true })
   await cp(`${root}package.json`, `${installed}package.json`)
-  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`, '--outDir', `${installed}dist`], {
-    cwd: root,
-    stdio: 'inherit',
-  })
+  execFileSync(
+    process.execPath,
+    [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`, '--outDir', `${installed}dist`],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  )
 }
 
 beforeAll(async () => {
@@ -42,7 +46,10 @@ beforeAll(async () => {
   await installBuiltPackage()
   child = spawn(process.execPath, ['app.cjs', emulator.baseUrl], { cwd: fixture, stdio: ['ignore', 'pipe', 'inherit'] })
   const [line] = await Promise.race([
-    createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next().then((next) => [next.value as string]),
+    createInterface({ input: child.stdout! })
+      [Symbol.asyncIterator]()
+      .next()
+      .then((next) => [next.value as string]),
     new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the Nest 11 app exited with ${code}`)))),
   ])
   started = JSON.parse(line!) as typeof started
@@ -60,7 +67,9 @@ it('runs on the app’s own Nest 11 packages', () => {
 
 describe.each(['express', 'fastify'] as const)('Nest 11 on %s', (platform) => {
   async function get(path: string, token?: string) {
-    const response = await request(`${started[platform]}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } })
+    const response = await request(`${started[platform]}${path}`, {
+      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    })
     const text = await response.body.text()
     return { status: response.statusCode, headers: response.headers, json: JSON.parse(text) as unknown }
   }

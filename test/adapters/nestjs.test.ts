@@ -57,7 +57,12 @@ async function listen(app: INestApplication): Promise<string> {
 async function get(url: string, token?: string) {
   const response = await request(url, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } })
   const text = await response.body.text()
-  return { status: response.statusCode, headers: response.headers, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined }
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text,
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+  }
 }
 
 describe.each<NestPlatform>(['express', 'fastify'])('Nest on %s', (platform) => {
@@ -65,21 +70,25 @@ describe.each<NestPlatform>(['express', 'fastify'])('Nest on %s', (platform) => 
   let url: string
 
   beforeAll(async () => {
-    const open = controller([Controller('open')], [
-      ['default', []],
-      ['public', [Public()]],
-      ['member', [RequireGroup(ORG_ID)]],
-    ])
+    const open = controller(
+      [Controller('open')],
+      [
+        ['default', []],
+        ['public', [Public()]],
+        ['member', [RequireGroup(ORG_ID)]],
+      ],
+    )
     const health = controller([Controller('health'), Public()], [['', []]])
     // A class requirement and a method requirement: both hold.
-    const staff = controller([Controller('staff'), RequireGroup(ORG_ID)], [
-      ['any', []],
-      ['owner', [RequireGroup(ADHOC_GROUP_ID, 'owner')]],
-      ['two', [RequireGroup(ADHOC_GROUP_ID), RequireAllGroups([ADHOC_GROUP_ID])]],
-    ])
-    const employees = controller([Controller('employees'), RequireGroup(ORG_ID, 'admin')], [
-      ['adhoc', [RequireAnyGroup([ADHOC_GROUP_ID])]],
-    ])
+    const staff = controller(
+      [Controller('staff'), RequireGroup(ORG_ID)],
+      [
+        ['any', []],
+        ['owner', [RequireGroup(ADHOC_GROUP_ID, 'owner')]],
+        ['two', [RequireGroup(ADHOC_GROUP_ID), RequireAllGroups([ADHOC_GROUP_ID])]],
+      ],
+    )
+    const employees = controller([Controller('employees'), RequireGroup(ORG_ID, 'admin')], [['adhoc', [RequireAnyGroup([ADHOC_GROUP_ID])]]])
     // Two decorators on one method: both hold too.
     const pair = controller([Controller('pair')], [['both', [RequireGroup(ORG_ID), RequireVoot(group(ADHOC_GROUP_ID, 'owner'))]]])
     // Optional sign-in for every route of a class.
@@ -174,9 +183,17 @@ describe('VootGuardModule', () => {
   })
 
   it('guards one controller with UseGuards(VootGuard) and leaves the others alone', async () => {
-    const guarded = controller([Controller('guarded'), UseGuards(VootGuard)], [['', []], ['admin', [RequireGroup(ORG_ID, 'admin')]]])
+    const guarded = controller(
+      [Controller('guarded'), UseGuards(VootGuard)],
+      [
+        ['', []],
+        ['admin', [RequireGroup(ORG_ID, 'admin')]],
+      ],
+    )
     const free = controller([Controller('free')], [['', []]])
-    const app = await startNestApplication('fastify', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), [guarded, free], { appGuard: false })
+    const app = await startNestApplication('fastify', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), [guarded, free], {
+      appGuard: false,
+    })
     const url = await listen(app)
     expect((await get(`${url}/guarded`)).status).toBe(401)
     expect((await get(`${url}/guarded/admin`, emulator.issueToken('bob'))).status).toBe(403)
@@ -239,9 +256,13 @@ describe('VootGuardModule', () => {
 
   it('refuses invalid options when the module is built, naming the option', async () => {
     await expect(startNestApplication('express', VootGuardModule.forRoot({ baseUrl: 'not a url' }), [])).rejects.toThrow(/baseUrl/)
-    await expect(startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl, realm: 'a\r\nb' }), [])).rejects.toThrow(/realm/)
+    await expect(
+      startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl, realm: 'a\r\nb' }), []),
+    ).rejects.toThrow(/realm/)
     const getToken = 42 as never
-    await expect(startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl, getToken }), [])).rejects.toThrow(/getToken/)
+    await expect(startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl, getToken }), [])).rejects.toThrow(
+      /getToken/,
+    )
   })
 
   it('reads the token with getToken when given', async () => {
@@ -262,7 +283,10 @@ describe('VootGuardModule', () => {
     const app = await startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), [routes])
     await app.init()
     const guard = new VootGuard(app.get<NestGuardCore>(VOOT_GUARD_CORE), app.get(Reflector), app.get(HttpAdapterHost))
-    const req: { rawHeaders: string[]; headers: object; voot?: VootContext | undefined } = { rawHeaders: ['Authorization', `Bearer ${emulator.issueToken('bob')}`], headers: {} }
+    const req: { rawHeaders: string[]; headers: object; voot?: VootContext | undefined } = {
+      rawHeaders: ['Authorization', `Bearer ${emulator.issueToken('bob')}`],
+      headers: {},
+    }
     const context = new ExecutionContextHost([req, {}], routes as never, (routes.prototype as Record<string, Function>).member!)
     const cold = guard.canActivate(context)
     expect(cold).toBeInstanceOf(Promise)
@@ -279,7 +303,11 @@ describe('VootGuardModule', () => {
   it('respond mode sets the contract headers; delegate mode leaves Cache-Control and the body to the app filter', async () => {
     const routes = () => [controller([Controller('d')], [['', [RequireGroup(ORG_ID, 'admin')]]])]
     const responding = await startNestApplication('fastify', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), routes())
-    const delegating = await startNestApplication('fastify', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl, errorHandling: 'delegate' }), routes())
+    const delegating = await startNestApplication(
+      'fastify',
+      VootGuardModule.forRoot({ baseUrl: emulator.baseUrl, errorHandling: 'delegate' }),
+      routes(),
+    )
     const responded = await get(`${await listen(responding)}/d`)
     const delegated = await get(`${await listen(delegating)}/d`)
     expect(responded.headers['cache-control']).toBe('no-store')

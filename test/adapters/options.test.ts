@@ -37,8 +37,7 @@ async function statusOf(url: string, headers: Record<string, string>): Promise<n
 
 describe('getToken', () => {
   it('reads the token elsewhere (Express and Koa), with the same checks as a header', async () => {
-    const fromHeader = (value: string | string[] | undefined): string | undefined =>
-      typeof value === 'string' ? value : undefined
+    const fromHeader = (value: string | string[] | undefined): string | undefined => (typeof value === 'string' ? value : undefined)
     const app = express()
     const guard = createExpressGuard({ baseUrl: emulator.baseUrl, getToken: (req) => fromHeader(req.headers['x-token']) })
     app.get('/', guard.requireGroup('fc:org:example.org', 'admin'), (_req, res) => res.send('ok'))

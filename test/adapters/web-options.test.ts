@@ -26,9 +26,12 @@ const CREATORS = [
 ] as const
 
 describe.each(CREATORS)('%s createGuard', (_name, create) => {
-  it.each([[undefined], [null], ['https://groups-api.example.org/groups'], [42]])('refuses %j as options with an InvalidOptionError', (bad) => {
-    expect(() => create(bad as never)).toThrow(InvalidOptionError)
-  })
+  it.each([[undefined], [null], ['https://groups-api.example.org/groups'], [42]])(
+    'refuses %j as options with an InvalidOptionError',
+    (bad) => {
+      expect(() => create(bad as never)).toThrow(InvalidOptionError)
+    },
+  )
 
   // Each option named in its error: test/adapters/options.test.ts, over every adapter.
   it('rejects an invalid baseUrl or realm naming it', () => {
@@ -56,7 +59,10 @@ describe.each(CREATORS)('%s createGuard', (_name, create) => {
 describe('getToken', () => {
   it('reads the token elsewhere in each framework, with the same checks as a header', async () => {
     const fastify = Fastify()
-    const fastifyGuard = createFastifyGuard({ baseUrl: emulator.baseUrl, getToken: (request) => request.headers['x-token'] as string | undefined })
+    const fastifyGuard = createFastifyGuard({
+      baseUrl: emulator.baseUrl,
+      getToken: (request) => request.headers['x-token'] as string | undefined,
+    })
     fastify.get('/', { onRequest: fastifyGuard.requireGroup(ORG_ID, 'admin') }, async () => 'ok')
     const hono = new Hono()
     const honoGuard = createHonoGuard({ baseUrl: emulator.baseUrl, getToken: (c) => c.req.header('x-token') })

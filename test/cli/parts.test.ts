@@ -14,11 +14,25 @@ import { InvalidOptionError, UpstreamError } from '../../src/errors.js'
 
 describe('formatTable', () => {
   it('aligns columns by characters, not UTF-16 units, without trailing blanks', () => {
-    expect(formatTable(['ID', 'ROLE', 'NAME'], [['a', 'admin', 'Lærer'], ['bbbb', '-', 'x']])).toBe(
-      'ID    ROLE   NAME\n' + 'a     admin  Lærer\n' + 'bbbb  -      x\n',
-    )
+    expect(
+      formatTable(
+        ['ID', 'ROLE', 'NAME'],
+        [
+          ['a', 'admin', 'Lærer'],
+          ['bbbb', '-', 'x'],
+        ],
+      ),
+    ).toBe('ID    ROLE   NAME\n' + 'a     admin  Lærer\n' + 'bbbb  -      x\n')
     // One character, two UTF-16 units.
-    expect(formatTable(['A', 'B'], [['𝐀', 'x'], ['ab', 'y']])).toBe('A   B\n𝐀   x\nab  y\n')
+    expect(
+      formatTable(
+        ['A', 'B'],
+        [
+          ['𝐀', 'x'],
+          ['ab', 'y'],
+        ],
+      ),
+    ).toBe('A   B\n𝐀   x\nab  y\n')
   })
 
   it('neutralises escape sequences and other controls in cells', () => {
@@ -48,7 +62,11 @@ describe('shellQuote', () => {
 describe('redactingIo', () => {
   it('replaces the secret wherever it appears in stdout and stderr', () => {
     const written: string[] = []
-    const io: CliIo = { stdout: { write: (t: string) => written.push(`out:${t}`) }, stderr: { write: (t: string) => written.push(`err:${t}`) }, env: {} }
+    const io: CliIo = {
+      stdout: { write: (t: string) => written.push(`out:${t}`) },
+      stderr: { write: (t: string) => written.push(`err:${t}`) },
+      env: {},
+    }
     const safe = redactingIo(io, 's3cr3t-token')
     safe.stdout.write('a s3cr3t-token b s3cr3t-token')
     safe.stderr.write('error: s3cr3t-token')

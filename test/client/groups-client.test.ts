@@ -302,7 +302,10 @@ describe('status mapping', () => {
 
     it(`${endpoint}: network error -> ERR_UPSTREAM_NETWORK with cause`, async () => {
       const cause = Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' })
-      agent.get(ORIGIN).intercept({ path: () => true, method: 'GET' }).replyWithError(cause)
+      agent
+        .get(ORIGIN)
+        .intercept({ path: () => true, method: 'GET' })
+        .replyWithError(cause)
       const err = await upstreamRejection(call())
       expect(err.code).toBe('ERR_UPSTREAM_NETWORK')
       expect(err.endpoint).toBe(endpoint)
@@ -375,7 +378,12 @@ describe('status mapping', () => {
 
 describe('bodies', () => {
   it('accepts application/json and */*+json with parameters, and a UTF-8 BOM', async () => {
-    for (const type of ['application/json', 'Application/JSON; charset=UTF-8', 'application/vnd.voot+json', 'application/problem+json ; x=y']) {
+    for (const type of [
+      'application/json',
+      'Application/JSON; charset=UTF-8',
+      'application/vnd.voot+json',
+      'application/problem+json ; x=y',
+    ]) {
       answer(200, '[]', { 'content-type': type })
       await expect(client.myGroups(TOKEN)).resolves.toEqual([])
     }
@@ -489,14 +497,15 @@ describe('parsing through the client', () => {
     answerJson({ basic: 'member', active: 'yes' })
     answerJson([{ id: 'a', membership: { basic: 'member', active: 1 } }])
     await expect(client.myMembership(TOKEN, 'x')).resolves.toEqual({ basic: 'member', active: false })
-    await expect(client.myGroups(TOKEN)).resolves.toEqual([
-      { id: 'a', displayName: 'a', membership: { basic: 'member', active: false } },
-    ])
+    await expect(client.myGroups(TOKEN)).resolves.toEqual([{ id: 'a', displayName: 'a', membership: { basic: 'member', active: false } }])
   })
 
   it('members and grouptypes', async () => {
     answerJson([{ name: 'Alice', membership: { basic: 'admin' } }, { membership: 'member' }, { name: 7 }])
-    answerJson([{ id: 'fc:org', displayName: { en: 'Organisation' } }, { id: 'voot:ad-hoc', extra: true }])
+    answerJson([
+      { id: 'fc:org', displayName: { en: 'Organisation' } },
+      { id: 'voot:ad-hoc', extra: true },
+    ])
     await expect(client.members('x')).resolves.toEqual([
       { name: 'Alice', membership: { basic: 'admin' } },
       { name: '', membership: { basic: 'member' } },

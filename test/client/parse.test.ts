@@ -81,7 +81,7 @@ describe('groups', () => {
     expect(parseGroup({ id: 'g', type: 1, description: 2 })).toEqual({ id: 'g', displayName: 'g' })
   })
 
-  it('reads a group\'s validity by the same rule as a membership\'s: unreadable is inactive, null is no bound', () => {
+  it("reads a group's validity by the same rule as a membership's: unreadable is inactive, null is no bound", () => {
     const cases: [Record<string, unknown>, boolean | undefined][] = [
       [{ notAfter: 1577836800000 }, false],
       [{ notBefore: 'soon' }, false],
@@ -190,7 +190,12 @@ describe('memberships', () => {
 
 describe('members and group types', () => {
   it('member entries get a name and a membership', () => {
-    expect(parseMembers([{ name: 'Alice', membership: { basic: 'admin' }, extra: 1 }, { name: null, membership: 'member' }])).toEqual([
+    expect(
+      parseMembers([
+        { name: 'Alice', membership: { basic: 'admin' }, extra: 1 },
+        { name: null, membership: 'member' },
+      ]),
+    ).toEqual([
       { name: 'Alice', membership: { basic: 'admin' }, extra: 1 },
       { name: '', membership: { basic: 'member' } },
     ])
@@ -229,7 +234,18 @@ describe('parseRetryAfter', () => {
   })
 
   it('returns undefined for absent, repeated or invalid values', () => {
-    for (const value of [undefined, '', ' ', '-5', '1.5', '1e3', 'soon', '2026-01-01T00:01:00Z', 'Thu, 01 Jan 2026', 'Thu, 32 Jan 2026 00:00:00 GMT']) {
+    for (const value of [
+      undefined,
+      '',
+      ' ',
+      '-5',
+      '1.5',
+      '1e3',
+      'soon',
+      '2026-01-01T00:01:00Z',
+      'Thu, 01 Jan 2026',
+      'Thu, 32 Jan 2026 00:00:00 GMT',
+    ]) {
       expect(parseRetryAfter(value, now)).toBeUndefined()
     }
     expect(parseRetryAfter(['10', '20'], now)).toBeUndefined()

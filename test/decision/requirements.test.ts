@@ -5,15 +5,15 @@ import {
   anyOf,
   assertGroupId,
   authenticated,
-  describeRequirement,
   group,
   groupOfType,
   InvalidArgumentError,
   InvalidGroupIdError,
-  isRequirement,
   where,
   type Requirement,
 } from '../../src/index.js'
+import { isRequirement } from '../../src/adapter-kit.js'
+import { describeRequirement } from '../../src/internal.js'
 
 describe('requirement builders', () => {
   it('build frozen, recognisable values', () => {

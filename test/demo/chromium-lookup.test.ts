@@ -7,11 +7,18 @@ import { describe, expect, it } from 'vitest'
 import { CHROMIUM_LOCATIONS, findChromium, isCI } from '../support/chromium.js'
 
 const PLAYWRIGHT = '/home/dev/.cache/ms-playwright/chromium-1/chrome-linux64/chrome'
-const onDisk = (...paths: string[]) => (path: string) => paths.includes(path)
+const onDisk =
+  (...paths: string[]) =>
+  (path: string) =>
+    paths.includes(path)
 
 describe('findChromium', () => {
   it('takes CHROMIUM_PATH first', () => {
-    const lookup = findChromium({ env: { CHROMIUM_PATH: '/opt/chrome' }, exists: onDisk('/opt/chrome', '/usr/bin/chromium'), playwrightPath: () => PLAYWRIGHT })
+    const lookup = findChromium({
+      env: { CHROMIUM_PATH: '/opt/chrome' },
+      exists: onDisk('/opt/chrome', '/usr/bin/chromium'),
+      playwrightPath: () => PLAYWRIGHT,
+    })
     expect(lookup).toEqual({ found: true, executablePath: '/opt/chrome' })
   })
 
@@ -21,7 +28,9 @@ describe('findChromium', () => {
   })
 
   it('tries the usual locations in order', () => {
-    expect(findChromium({ env: {}, exists: onDisk('/usr/bin/chromium-browser', '/usr/bin/google-chrome'), playwrightPath: () => undefined })).toEqual({
+    expect(
+      findChromium({ env: {}, exists: onDisk('/usr/bin/chromium-browser', '/usr/bin/google-chrome'), playwrightPath: () => undefined }),
+    ).toEqual({
       found: true,
       executablePath: '/usr/bin/chromium-browser',
     })
@@ -31,7 +40,10 @@ describe('findChromium', () => {
   })
 
   it("falls back to Playwright's own browser when it is installed", () => {
-    expect(findChromium({ env: {}, exists: onDisk(PLAYWRIGHT), playwrightPath: () => PLAYWRIGHT })).toEqual({ found: true, executablePath: PLAYWRIGHT })
+    expect(findChromium({ env: {}, exists: onDisk(PLAYWRIGHT), playwrightPath: () => PLAYWRIGHT })).toEqual({
+      found: true,
+      executablePath: PLAYWRIGHT,
+    })
     expect(findChromium({ env: {}, exists: onDisk(), playwrightPath: () => PLAYWRIGHT }).found).toBe(false)
   })
 

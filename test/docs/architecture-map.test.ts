@@ -4,7 +4,7 @@
  * move that forgets the map fails here.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, normalize, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const root = new URL('../..', import.meta.url).pathname
@@ -119,5 +119,77 @@ describe('ARCHITECTURE.md', () => {
           .some((line) => !/^\s*(\*|\/\/)/.test(line) && /\.authorizeNow\(/.test(line)),
     )
     expect(callers).toEqual([])
+  })
+
+  describe('the imports keep the house', () => {
+    // Every relative import of every source file (tests, fixtures and built output aside).
+    const code = sourceFiles.filter((file) => !file.startsWith('examples/') && !file.includes('/fixtures/'))
+    const imports = new Map<string, string[]>()
+    for (const file of code) {
+      const text = readFileSync(join(root, file), 'utf8')
+      const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) =>
+        normalize(join(dirname(file), match[1] as string)).replace(/\.js$/, '.ts'),
+      )
+      imports.set(
+        file,
+        targets.filter((target) => code.includes(target)),
+      )
+    }
+
+    it('has no import circle', () => {
+      const circles: string[] = []
+      const state = new Map<string, 'open' | 'done'>()
+      const visit = (file: string, path: string[]): void => {
+        state.set(file, 'open')
+        for (const next of imports.get(file) ?? []) {
+          if (state.get(next) === 'open') circles.push([...path.slice(path.indexOf(next)), next].join(' -> '))
+          else if (state.get(next) === undefined) visit(next, [...path, next])
+        }
+        state.set(file, 'done')
+      }
+      for (const file of imports.keys()) if (!state.has(file)) visit(file, [file])
+      expect(circles).toEqual([])
+    })
+
+    it("keeps the gate's rooms in their order, each importing only the rooms before it", () => {
+      const order = ['http', 'config', 'policy|session|ops', 'front', 'pages', 'sign-in', 'policy-tests', '']
+      const rank = (file: string): number => {
+        const room = /^gate\/([^/]+)\//.exec(file)?.[1] ?? ''
+        return order.findIndex((names) => names.split('|').includes(room))
+      }
+      const gate = [...imports.keys()].filter((file) => file.startsWith('gate/'))
+      expect(gate.filter((file) => rank(file) < 0)).toEqual([])
+      expect(gate.filter((file) => !file.slice('gate/'.length).includes('/')).length).toBeLessThanOrEqual(12)
+      const upwards = gate.flatMap((file) =>
+        (imports.get(file) ?? [])
+          .filter((target) => target.startsWith('gate/') && rank(target) > rank(file))
+          .map((target) => `${file} -> ${target}`),
+      )
+      expect(upwards).toEqual([])
+    })
+
+    it('lets the side rooms reach the core, the gate and the emulator through their faces only', () => {
+      const faces = [
+        'src/index.ts',
+        'src/adapter-kit.ts',
+        'src/internal.ts',
+        'gate/index.ts',
+        'gate/internal.ts',
+        'testing/index.ts',
+        'testing/internal.ts',
+      ]
+      const roomOf = (file: string): string => file.split('/')[0] as string
+      // The package's rooms; benchmarks measure the core's insides on purpose, as tests do.
+      const rooms = ['adapters', 'redis', 'otel', 'oauth', 'testing', 'gate', 'cli', 'bin', 'demo']
+      const through = [...imports.entries()]
+        .filter(([file]) => rooms.includes(roomOf(file)))
+        .flatMap(([file, targets]) =>
+          targets
+            .filter((target) => ['src', 'gate', 'testing'].includes(roomOf(target)) && roomOf(target) !== roomOf(file))
+            .filter((target) => !faces.includes(target))
+            .map((target) => `${file} -> ${target}`),
+        )
+      expect(through).toEqual([])
+    })
   })
 })

@@ -49,7 +49,6 @@ afterAll(async () => {
   await emulator?.close()
 })
 
-
 const signIn = (page: Parameters<typeof signInAt>[0], path: string, name: string) =>
   signInAt(page, apache!.url, path, { name, authUrl: emulator.authUrl })
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../cli/index.js'
-import { createPolicyRunner, GateConfigError } from '../../gate/index.js'
+import { createPolicyRunner, GateConfigError } from '../../gate/internal.js'
 import type { Emulator } from '../../testing/index.js'
 import { startGateEmulator } from './support/gate-harness.js'
 
@@ -191,7 +191,9 @@ describe('voot-guard gate --test', () => {
       expect.stringMatching(/^answer: allow \(200, rule board\)/),
     ])
     // The tree is the SURFconext service's: its part of the requirement, on its answers.
-    expect(explained.stdout).toMatch(/how it was decided:\n {2}group urn:collab:group:surfteams\.nl:nl:surfnet:diensten:project_board \(role admin or higher\): allowed/)
+    expect(explained.stdout).toMatch(
+      /how it was decided:\n {2}group urn:collab:group:surfteams\.nl:nl:surfnet:diensten:project_board \(role admin or higher\): allowed/,
+    )
     const unknown = await cli(
       ['--config', 'examples/gate/services.yaml', '--explain', 'GET https://x/', '--as', 'bob', '--service', 'sruf'],
       env,

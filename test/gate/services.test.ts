@@ -10,9 +10,17 @@
 import { chromium, type Browser } from 'playwright-core'
 import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { checkGateConfig, createPolicyRunner, startGateServer, type GateConfig, type GateServer } from '../../gate/index.js'
+import { checkGateConfig, createPolicyRunner, startGateServer, type GateConfig, type GateServer } from '../../gate/internal.js'
 import { PAGE_CSP } from '../../gate/pages/page-html.js'
-import { defaultData, openConextData, ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator, type EmulatorService } from '../../testing/index.js'
+import {
+  defaultData,
+  openConextData,
+  ORG_ID,
+  PROJECT_BOARD_GROUP_ID,
+  startEmulator,
+  type Emulator,
+  type EmulatorService,
+} from '../../testing/index.js'
 import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
 import { startRecordingProxy } from '../support/recording-proxy.js'
 import { COOKIE_SECRETS, GATE_CLIENT } from './support/gate-harness.js'

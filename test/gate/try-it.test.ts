@@ -164,7 +164,6 @@ afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })
 }, 30_000)
 
-
 describe('docs/gate.md, "Try it on your machine"', () => {
   it('shows only commands this test runs: the emulator, --check, the gate, curl lines with their answers, Caddy', () => {
     expect(commands.filter((command) => kindOf(command.text) === undefined).map((command) => command.text)).toEqual([])

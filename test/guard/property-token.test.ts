@@ -13,12 +13,12 @@ import {
   createMembershipResolver,
   extractBearerToken,
   group,
-  MAX_TOKEN_LENGTH,
   TokenMalformedError,
   TokenMissingError,
   VootError,
   type MembershipResolver,
 } from '../../src/index.js'
+import { MAX_TOKEN_LENGTH } from '../../src/internal.js'
 
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
 const wellFormed = (token: string): boolean => token.length >= 1 && token.length <= MAX_TOKEN_LENGTH && B64TOKEN.test(token)

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { bearerCandidate, tokenProblem } from '../../src/token.js'
-import { extractBearerToken, isWellFormedToken, TokenMalformedError, TokenMissingError } from '../../src/index.js'
+import { extractBearerToken, TokenMalformedError, TokenMissingError } from '../../src/index.js'
+import { isWellFormedToken } from '../../src/internal.js'
 
 describe('extractBearerToken', () => {
   it.each([

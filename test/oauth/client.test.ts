@@ -277,7 +277,12 @@ describe('authorization code flow with PKCE', () => {
 
 describe('other grants and endpoints', () => {
   it('gets a client-only token with client credentials; the group service refuses me/* for it', async () => {
-    const client = createOAuthClient({ authUrl: emulator.authUrl, clientId: 'demo-service', clientSecret: 'demo-service-secret', now: () => clientClock })
+    const client = createOAuthClient({
+      authUrl: emulator.authUrl,
+      clientId: 'demo-service',
+      clientSecret: 'demo-service-secret',
+      now: () => clientClock,
+    })
     const tokens = await client.clientCredentials({ scope: 'groups' })
     expect(tokens).toMatchObject({ tokenType: 'Bearer', expiresIn: 28_800, expiresAt: START + 28_800_000, scopes: ['groups'] })
     expect(tokens.idToken).toBeUndefined()
@@ -338,7 +343,7 @@ describe('discovery', () => {
     expect((await client.handleCallback(callback, request)).claims?.sub).toBe('alice')
   })
 
-  it('uses the spec\'s fixed paths without discovery, and the whole flow still works', async () => {
+  it("uses the spec's fixed paths without discovery, and the whole flow still works", async () => {
     const client = makeClient({ discovery: false })
     expect(await client.metadata()).toEqual({
       issuer: emulator.authUrl,

@@ -148,7 +148,9 @@ describe('DPoP with server nonces', () => {
     const { userinfo_endpoint: userinfo } = await client.metadata()
     const plain = await fetch(userinfo ?? '', { headers: { authorization: `Bearer ${tokens.accessToken}` } })
     expect(plain.status).toBe(401)
-    const err = await makeClient(false).userinfo(tokens.accessToken).catch((error: unknown) => error)
+    const err = await makeClient(false)
+      .userinfo(tokens.accessToken)
+      .catch((error: unknown) => error)
     expect(err).toBeInstanceOf(OAuthError)
     expect(err).toMatchObject({ error: 'invalid_token', status: 401 })
     expect(String(err)).not.toContain(tokens.accessToken)
@@ -173,8 +175,10 @@ describe('DPoP with server nonces', () => {
     expect(await boundTo(tokens.accessToken)).toBe(thumbprint)
   })
 
-  it('without a dpop key, a client of a provider that requires DPoP gets the provider\'s refusal', async () => {
-    const err = await makeClient(false).clientCredentials({ scope: 'groups' }).catch((error: unknown) => error)
+  it("without a dpop key, a client of a provider that requires DPoP gets the provider's refusal", async () => {
+    const err = await makeClient(false)
+      .clientCredentials({ scope: 'groups' })
+      .catch((error: unknown) => error)
     expect(err).toBeInstanceOf(OAuthError)
     expect(err).toMatchObject({ error: 'invalid_grant' })
     expect(String(err)).not.toContain(SECRET)

@@ -15,13 +15,7 @@ import { exportJWK, generateKeyPair, type JWK } from 'jose'
 import type { ClientMetadata, default as Provider } from 'oidc-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InvalidArgumentError } from '../../src/errors.js'
-import {
-  createOAuthClient,
-  OAuthError,
-  OAuthValidationError,
-  type OAuthClient,
-  type OAuthClientOptions,
-} from '../../oauth/index.js'
+import { createOAuthClient, OAuthError, OAuthValidationError, type OAuthClient, type OAuthClientOptions } from '../../oauth/index.js'
 import { createProvider } from '../support/oidc-provider.js'
 
 const REDIRECT = 'https://app.example.org/callback'
@@ -57,9 +51,10 @@ async function interaction(provider: Provider, req: IncomingMessage, res: Server
     await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false })
     return
   }
-  const grant = details.grantId === undefined
-    ? new provider.Grant({ accountId: details.session?.accountId ?? 'alice', clientId: String(details.params['client_id']) })
-    : await provider.Grant.find(details.grantId)
+  const grant =
+    details.grantId === undefined
+      ? new provider.Grant({ accountId: details.session?.accountId ?? 'alice', clientId: String(details.params['client_id']) })
+      : await provider.Grant.find(details.grantId)
   if (grant === undefined) throw new Error('grant not found')
   const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] }
   if (missing.missingOIDCScope !== undefined) grant.addOIDCScope(missing.missingOIDCScope.join(' '))
@@ -175,7 +170,10 @@ function onlyRequestUri(url: string): void {
 
 /** The error a promise rejects with (the assertions after it fail when it does not reject). */
 function failure(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => undefined, (err: unknown) => err)
+  return promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  )
 }
 
 /** Every way an error could be shown: message, JSON, stack, and a deep inspection. */
@@ -184,7 +182,7 @@ function shown(err: unknown): string {
 }
 
 describe('RFC 9207: iss on the redirect back', () => {
-  it('the code flow passes with the provider\'s iss, and refuses a redirect without it', async () => {
+  it("the code flow passes with the provider's iss, and refuses a redirect without it", async () => {
     const client = makeClient(op)
     expect((await client.metadata()).authorization_response_iss_parameter_supported).toBe(true)
     const { url, ...checks } = await client.authorizationUrl()
@@ -197,7 +195,7 @@ describe('RFC 9207: iss on the redirect back', () => {
     expect((await client.handleCallback(callback, checks)).claims?.sub).toBe('alice')
   })
 
-  it('the implicit redirect is held to the same rule, from this provider\'s metadata', async () => {
+  it("the implicit redirect is held to the same rule, from this provider's metadata", async () => {
     const client = makeClient(op)
     const { state } = await client.implicitAuthorizationUrl({ scope: ['groups'] })
     const fragment = `#access_token=at-123&token_type=Bearer&expires_in=60&state=${state}`
@@ -263,7 +261,7 @@ describe('response_mode', () => {
     expect(String(err)).toMatch(/response_mode/)
   })
 
-  it('accepts response_mode=query, the code flow\'s own', async () => {
+  it("accepts response_mode=query, the code flow's own", async () => {
     const { tokens } = await flow(makeClient(op), { params: { response_mode: 'query' } })
     expect(tokens.claims?.sub).toBe('alice')
   })
@@ -296,7 +294,7 @@ describe('pushed authorization requests (RFC 9126)', () => {
     expect(err).toMatchObject({ error: 'invalid_request' })
   })
 
-  it('a refused push is an OAuthError with the provider\'s error, and never shows the secret', async () => {
+  it("a refused push is an OAuthError with the provider's error, and never shows the secret", async () => {
     const wrong = 'a-wrong-client-secret-0123456789'
     const client = makeClient(op, { clientSecret: wrong, pushedAuthorizationRequests: 'always' })
     const err = await failure(client.authorizationUrl())
@@ -308,9 +306,15 @@ describe('pushed authorization requests (RFC 9126)', () => {
 
 describe('JWT client authentication', () => {
   const cases: [string, () => Partial<OAuthClientOptions>][] = [
-    ['private_key_jwt, RSA (RS256 by default)', () => ({ clientId: 'rsa-client', clientSecret: undefined, tokenEndpointAuthMethod: 'private_key_jwt', privateKey: keys.rsa })],
+    [
+      'private_key_jwt, RSA (RS256 by default)',
+      () => ({ clientId: 'rsa-client', clientSecret: undefined, tokenEndpointAuthMethod: 'private_key_jwt', privateKey: keys.rsa }),
+    ],
     ['private_key_jwt, P-256 (ES256 by default)', () => ({ clientId: 'ec-client', clientSecret: undefined, privateKey: keys.ec })],
-    ['private_key_jwt, Ed25519 (EdDSA by default)', () => ({ clientId: 'ed-client', clientSecret: undefined, tokenEndpointAuthMethod: 'private_key_jwt', privateKey: keys.ed })],
+    [
+      'private_key_jwt, Ed25519 (EdDSA by default)',
+      () => ({ clientId: 'ed-client', clientSecret: undefined, tokenEndpointAuthMethod: 'private_key_jwt', privateKey: keys.ed }),
+    ],
     ['client_secret_jwt (HS256)', () => ({ clientId: 'hs-client', clientSecret: HS_SECRET, tokenEndpointAuthMethod: 'client_secret_jwt' })],
   ]
 

@@ -54,12 +54,16 @@ describe('HTTPS is required except on loopback', () => {
     expect(creationError({ authUrl }).option).toBe('authUrl')
   })
 
-  it.each(['https://auth.example.org', 'http://127.0.0.1:4000', 'http://127.8.9.10', 'http://localhost:8080', 'http://[::1]:3000', 'HTTP://LOCALHOST'])(
-    'accepts %s',
-    (authUrl) => {
-      expect(() => createOAuthClient({ ...BASE, authUrl })).not.toThrow()
-    },
-  )
+  it.each([
+    'https://auth.example.org',
+    'http://127.0.0.1:4000',
+    'http://127.8.9.10',
+    'http://localhost:8080',
+    'http://[::1]:3000',
+    'HTTP://LOCALHOST',
+  ])('accepts %s', (authUrl) => {
+    expect(() => createOAuthClient({ ...BASE, authUrl })).not.toThrow()
+  })
 
   it('applies to issuer and to explicit endpoints too', () => {
     expect(creationError({ authUrl: undefined, issuer: 'http://op.example.org' }).option).toBe('issuer')
@@ -99,7 +103,11 @@ describe('other options', () => {
     ['scopes with a space', { scopes: ['openid groups'] }, 'scopes'],
     ['scopes as a string', { scopes: 'openid' }, 'scopes'],
     ['an unknown auth method', { tokenEndpointAuthMethod: 'tls_client_auth' }, 'tokenEndpointAuthMethod'],
-    ['client_secret_basic without secret', { clientSecret: undefined, tokenEndpointAuthMethod: 'client_secret_basic' }, 'tokenEndpointAuthMethod'],
+    [
+      'client_secret_basic without secret',
+      { clientSecret: undefined, tokenEndpointAuthMethod: 'client_secret_basic' },
+      'tokenEndpointAuthMethod',
+    ],
     ['discovery that is not a boolean', { discovery: 'yes' }, 'discovery'],
     ['an unknown endpoint', { endpoints: { introspection: 'https://a.example.org' } }, 'endpoints.introspection'],
     ['HS256 for ID tokens', { idTokenAlgorithms: ['HS256'] }, 'idTokenAlgorithms'],
@@ -112,7 +120,11 @@ describe('other options', () => {
     ['a clock that is not a function', { now: 5 }, 'now'],
     ['private_key_jwt without privateKey', { tokenEndpointAuthMethod: 'private_key_jwt' }, 'privateKey'],
     ['privateKey with client_secret_basic', { tokenEndpointAuthMethod: 'client_secret_basic', privateKey: EC_KEY }, 'privateKey'],
-    ['client_secret_jwt without secret', { clientSecret: undefined, tokenEndpointAuthMethod: 'client_secret_jwt' }, 'tokenEndpointAuthMethod'],
+    [
+      'client_secret_jwt without secret',
+      { clientSecret: undefined, tokenEndpointAuthMethod: 'client_secret_jwt' },
+      'tokenEndpointAuthMethod',
+    ],
     ['a privateKey that is a string', { privateKey: 'top-secret-value' }, 'privateKey'],
     ['a public key as privateKey', { privateKey: { ...EC_KEY, d: undefined } }, 'privateKey'],
     ['a symmetric key as privateKey', { privateKey: { kty: 'oct', k: 'top-secret-value' } }, 'privateKey'],
@@ -138,7 +150,8 @@ describe('other options', () => {
   it('keeps openid-client out of the core: nothing in src/ imports it or voot-guard/oauth', () => {
     const sources = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
     expect(sources.length).toBeGreaterThan(10)
-    for (const file of sources) expect(readFileSync(join('src', file), 'utf8')).not.toMatch(/from '(openid-client|oauth4webapi|\.\.\/oauth)/)
+    for (const file of sources)
+      expect(readFileSync(join('src', file), 'utf8')).not.toMatch(/from '(openid-client|oauth4webapi|\.\.\/oauth)/)
   })
 
   it('accepts a private JWK, and chooses private_key_jwt for it', () => {
@@ -159,9 +172,18 @@ describe('other options', () => {
 describe('authorizationUrl arguments', () => {
   const client = createOAuthClient({ ...BASE, discovery: false })
 
-  it('uses the given state, nonce, scope and extra parameters, and keeps the endpoint\'s own query', async () => {
-    const withQuery = createOAuthClient({ ...BASE, discovery: false, endpoints: { authorization: 'https://auth.example.org/authorize?tenant=x' } })
-    const request = await withQuery.authorizationUrl({ state: 's1', nonce: 'n1', scope: 'openid groups', params: { prompt: 'login', ui_locales: 'nb en' } })
+  it("uses the given state, nonce, scope and extra parameters, and keeps the endpoint's own query", async () => {
+    const withQuery = createOAuthClient({
+      ...BASE,
+      discovery: false,
+      endpoints: { authorization: 'https://auth.example.org/authorize?tenant=x' },
+    })
+    const request = await withQuery.authorizationUrl({
+      state: 's1',
+      nonce: 'n1',
+      scope: 'openid groups',
+      params: { prompt: 'login', ui_locales: 'nb en' },
+    })
     const url = new URL(request.url)
     expect(url.searchParams.get('tenant')).toBe('x')
     expect(url.searchParams.get('state')).toBe('s1')
@@ -179,7 +201,7 @@ describe('authorizationUrl arguments', () => {
     expect(request.nonce).toEqual(expect.any(String))
   })
 
-  it('refuses parameters that would override the client\'s own, and malformed values', async () => {
+  it("refuses parameters that would override the client's own, and malformed values", async () => {
     await expect(client.authorizationUrl({ params: { code_challenge_method: 'plain' } })).rejects.toThrow(/code_challenge_method/)
     await expect(client.authorizationUrl({ params: { redirect_uri: 'https://evil.example.org' } })).rejects.toThrow(InvalidArgumentError)
     await expect(client.authorizationUrl({ scope: ['a b'] })).rejects.toThrow(InvalidArgumentError)
@@ -206,7 +228,9 @@ describe('authorizationUrl arguments', () => {
       await expect(client.authorizationUrl({ params: { response_mode: mode } })).rejects.toThrow(/response_mode/)
     }
     await expect(client.implicitAuthorizationUrl({ params: { response_mode: 'query' } })).rejects.toThrow(/response_mode/)
-    expect(new URL((await client.authorizationUrl({ params: { response_mode: 'query' } })).url).searchParams.get('response_mode')).toBe('query')
+    expect(new URL((await client.authorizationUrl({ params: { response_mode: 'query' } })).url).searchParams.get('response_mode')).toBe(
+      'query',
+    )
     expect((await client.implicitAuthorizationUrl({ params: { response_mode: 'fragment' } })).url).toContain('response_mode=fragment')
   })
 })
@@ -274,7 +298,9 @@ describe('parseImplicitFragment', () => {
   })
 
   it('refuses a repeated parameter, a missing token and a foreign token type; never echoes the token', () => {
-    expect(() => parseImplicitFragment('#access_token=a&access_token=b&token_type=Bearer&state=s', { state: 's' })).toThrow(/more than once/)
+    expect(() => parseImplicitFragment('#access_token=a&access_token=b&token_type=Bearer&state=s', { state: 's' })).toThrow(
+      /more than once/,
+    )
     expect(() => parseImplicitFragment('#token_type=Bearer&state=s', { state: 's' })).toThrow(/access_token/)
     let caught: unknown
     try {

@@ -55,7 +55,8 @@ function provider(doc: Record<string, unknown> | null = discoveryDoc()) {
   agent = new MockAgent()
   agent.disableNetConnect()
   const pool = agent.get(ISSUER)
-  if (doc !== null) pool.intercept({ path: '/.well-known/openid-configuration', method: 'GET' }).reply(200, doc, { headers: JSON_HEADERS }).persist()
+  if (doc !== null)
+    pool.intercept({ path: '/.well-known/openid-configuration', method: 'GET' }).reply(200, doc, { headers: JSON_HEADERS }).persist()
   return pool
 }
 
@@ -73,7 +74,12 @@ function client(overrides: Partial<OAuthClientOptions> = {}): OAuthClient {
 }
 
 /** Intercepts one token request, records it, and answers `status` with `body`. */
-function tokenEndpoint(pool: ReturnType<MockAgent['get']>, status: number, body: unknown, headers: Record<string, string> = JSON_HEADERS): Captured {
+function tokenEndpoint(
+  pool: ReturnType<MockAgent['get']>,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = JSON_HEADERS,
+): Captured {
   const captured: Captured = { headers: {}, body: new URLSearchParams() }
   pool.intercept({ path: '/token', method: 'POST' }).reply((request) => {
     captured.headers = Object.fromEntries(Object.entries(request.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]))
@@ -146,12 +152,16 @@ describe('discovery', () => {
     agent
       .get(local)
       .intercept({ path: '/.well-known/openid-configuration', method: 'GET' })
-      .reply(200, { issuer: local, authorization_endpoint: `${local}/a`, token_endpoint: `http://localhost:4000/t` }, { headers: JSON_HEADERS })
+      .reply(
+        200,
+        { issuer: local, authorization_endpoint: `${local}/a`, token_endpoint: `http://localhost:4000/t` },
+        { headers: JSON_HEADERS },
+      )
     const metadata = await client({ issuer: local }).metadata()
     expect(metadata.token_endpoint).toBe('http://localhost:4000/t')
   })
 
-  it('falls back to the spec\'s fixed paths when authUrl has no discovery document', async () => {
+  it("falls back to the spec's fixed paths when authUrl has no discovery document", async () => {
     const pool = provider(null)
     pool.intercept({ path: '/.well-known/openid-configuration', method: 'GET' }).reply(404, { message: 'Requested resource was not found' })
     const metadata = await client({ issuer: undefined, authUrl: `${ISSUER}/` }).metadata()
@@ -177,14 +187,18 @@ describe('discovery', () => {
 
   it('never follows a redirect', async () => {
     const pool = provider(null)
-    pool.intercept({ path: '/.well-known/openid-configuration', method: 'GET' }).reply(302, '', { headers: { location: 'https://evil.example.org/doc' } })
+    pool
+      .intercept({ path: '/.well-known/openid-configuration', method: 'GET' })
+      .reply(302, '', { headers: { location: 'https://evil.example.org/doc' } })
     const err = await rejection(client().metadata())
     expect(err).toMatchObject({ code: 'ERR_UPSTREAM_REDIRECT', upstreamStatus: 302 })
   })
 
   it('refuses a document that is not a JSON object', async () => {
     const pool = provider(null)
-    pool.intercept({ path: '/.well-known/openid-configuration', method: 'GET' }).reply(200, '<html>', { headers: { 'content-type': 'text/html' } })
+    pool
+      .intercept({ path: '/.well-known/openid-configuration', method: 'GET' })
+      .reply(200, '<html>', { headers: { 'content-type': 'text/html' } })
     expect(await rejection(client().metadata())).toMatchObject({ check: 'metadata' })
   })
 
@@ -196,7 +210,7 @@ describe('discovery', () => {
 })
 
 describe('token requests on the wire', () => {
-  it('sends the spec\'s form fields with HTTP Basic; both parts form-urlencoded (RFC 6749 section 2.3.1)', async () => {
+  it("sends the spec's form fields with HTTP Basic; both parts form-urlencoded (RFC 6749 section 2.3.1)", async () => {
     const pool = provider()
     const captured = tokenEndpoint(pool, 200, { access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, scope: 'groups' })
     const c = client({ clientId: 'my:client', clientSecret: 'sëcret +/%', scopes: ['groups'] })
@@ -254,7 +268,10 @@ describe('token requests on the wire', () => {
     const pool = provider()
     jwks(pool)
     const captured = tokenEndpoint(pool, 200, {
-      access_token: 'at-2', token_type: 'Bearer', refresh_token: 'rt-2', id_token: await idToken({ nonce: 'old-nonce' }),
+      access_token: 'at-2',
+      token_type: 'Bearer',
+      refresh_token: 'rt-2',
+      id_token: await idToken({ nonce: 'old-nonce' }),
     })
     const tokens = await client().refresh('rt-1')
     expect(Object.fromEntries(captured.body)).toEqual({ grant_type: 'refresh_token', refresh_token: 'rt-1', client_id: 'my-client' })
@@ -332,7 +349,10 @@ describe('token endpoint answers', () => {
 
   it('gives up at the deadline', async () => {
     const pool = provider()
-    pool.intercept({ path: '/token', method: 'POST' }).reply(200, { access_token: 'x', token_type: 'Bearer' }, { headers: JSON_HEADERS }).delay(5_000)
+    pool
+      .intercept({ path: '/token', method: 'POST' })
+      .reply(200, { access_token: 'x', token_type: 'Bearer' }, { headers: JSON_HEADERS })
+      .delay(5_000)
     const started = Date.now()
     const err = await rejection(client({ timeout: 100 }).handleCallback(callback(), CHECKS))
     expect(err).toMatchObject({ code: 'ERR_UPSTREAM_TIMEOUT', endpoint: 'token' })
@@ -356,11 +376,13 @@ describe('the redirect back', () => {
 
   it('checks iss (RFC 9207): a wrong one is refused, and a missing one when the provider advertises it', async () => {
     provider(discoveryDoc({ authorization_response_iss_parameter_supported: true }))
-    expect(await rejection(client().handleCallback(callback({ iss: 'https://evil.example.org' }), CHECKS))).toMatchObject({ check: 'issuer' })
+    expect(await rejection(client().handleCallback(callback({ iss: 'https://evil.example.org' }), CHECKS))).toMatchObject({
+      check: 'issuer',
+    })
     expect(await rejection(client().handleCallback(callback(), CHECKS))).toMatchObject({ check: 'issuer' })
   })
 
-  it('checks state before reporting an error, so a forged error cannot pass for the provider\'s', async () => {
+  it("checks state before reporting an error, so a forged error cannot pass for the provider's", async () => {
     provider()
     const err = await rejection(client().handleCallback(`${REDIRECT}?error=access_denied&state=forged`, CHECKS))
     expect(err).toMatchObject({ check: 'state' })
@@ -406,7 +428,9 @@ describe('ID tokens', () => {
   })
 
   it('accepts several audiences with azp = client id, and exp within the tolerance', async () => {
-    expect(await verify(await idToken({ aud: ['my-client', 'other'], azp: 'my-client', exp: SECONDS - 10 }))).toMatchObject({ sub: 'alice' })
+    expect(await verify(await idToken({ aud: ['my-client', 'other'], azp: 'my-client', exp: SECONDS - 10 }))).toMatchObject({
+      sub: 'alice',
+    })
   })
 
   it('refuses a nonce mismatch', async () => {
@@ -415,8 +439,13 @@ describe('ID tokens', () => {
 
   it('refuses a tampered token', async () => {
     const [h, , s] = (await idToken()).split('.')
-    const forged = Buffer.from(JSON.stringify({ iss: ISSUER, sub: 'admin', aud: 'my-client', iat: SECONDS, exp: SECONDS + 300 })).toString('base64url')
-    expect(await rejection(verify(`${h}.${forged}.${s}`))).toMatchObject({ check: 'id_token', message: expect.stringContaining('signature') })
+    const forged = Buffer.from(JSON.stringify({ iss: ISSUER, sub: 'admin', aud: 'my-client', iat: SECONDS, exp: SECONDS + 300 })).toString(
+      'base64url',
+    )
+    expect(await rejection(verify(`${h}.${forged}.${s}`))).toMatchObject({
+      check: 'id_token',
+      message: expect.stringContaining('signature'),
+    })
   })
 
   it('refuses HS256 (signed with the client secret) and unsigned tokens: RS256 only', async () => {
@@ -436,10 +465,13 @@ describe('ID tokens', () => {
     const pool = provider()
     const fetches: number[] = []
     let clock = NOW
-    pool.intercept({ path: '/jwks', method: 'GET' }).reply(() => {
-      fetches.push(clock)
-      return { statusCode: 200, data: JSON.stringify({ keys: [rsa.jwk] }), responseOptions: { headers: JSON_HEADERS } }
-    }).persist()
+    pool
+      .intercept({ path: '/jwks', method: 'GET' })
+      .reply(() => {
+        fetches.push(clock)
+        return { statusCode: 200, data: JSON.stringify({ keys: [rsa.jwk] }), responseOptions: { headers: JSON_HEADERS } }
+      })
+      .persist()
     const c = client({ now: () => clock })
     await c.verifyIdToken(await idToken())
     const unknown = await idToken({}, { kid: 'k2' })
@@ -458,7 +490,11 @@ describe('ID tokens', () => {
   it('checks at_hash against the access token', async () => {
     const pool = provider()
     jwks(pool)
-    tokenEndpoint(pool, 200, { access_token: 'at-1', token_type: 'Bearer', id_token: await idToken({ nonce: 'n', at_hash: 'AAAAAAAAAAAAAAAAAAAAAA' }) })
+    tokenEndpoint(pool, 200, {
+      access_token: 'at-1',
+      token_type: 'Bearer',
+      id_token: await idToken({ nonce: 'n', at_hash: 'AAAAAAAAAAAAAAAAAAAAAA' }),
+    })
     const err = await rejection(client().handleCallback(callback(), { ...CHECKS, nonce: 'n' }))
     expect(err).toMatchObject({ check: 'id_token', message: expect.stringContaining('at_hash') })
   })
@@ -531,7 +567,9 @@ describe('the implicit redirect and RFC 9207, through the client', () => {
     expect(() => c.parseImplicitFragment(`${FRAGMENT}&iss=${encodeURIComponent(`${ISSUER}/`)}`, { state: 'st' })).toThrow(
       expect.objectContaining({ check: 'issuer' }),
     )
-    expect(() => c.parseImplicitFragment(FRAGMENT, { state: 'st' })).toThrow(expect.objectContaining({ check: 'issuer', message: expect.stringMatching(/metadata\(\)/) }))
+    expect(() => c.parseImplicitFragment(FRAGMENT, { state: 'st' })).toThrow(
+      expect.objectContaining({ check: 'issuer', message: expect.stringMatching(/metadata\(\)/) }),
+    )
   })
 })
 
@@ -556,8 +594,17 @@ describe('refresh against the previous token set (OpenID Connect Core 12.2)', ()
     const pool = provider()
     const captured = tokenEndpoint(pool, 200, { access_token: 'at-2', token_type: 'Bearer', expires_in: 60 })
     const tokens = await client({ scopes: ['openid', 'groups', 'profile'] }).refresh(previous({ scopes: ['groups'] }))
-    expect(Object.fromEntries(captured.body)).toEqual({ grant_type: 'refresh_token', refresh_token: 'rt-1-refresh-token', client_id: 'my-client' })
-    expect(tokens).toMatchObject({ accessToken: 'at-2', refreshToken: 'rt-1-refresh-token', scopes: ['groups'], idToken: 'eyJ.previous.token' })
+    expect(Object.fromEntries(captured.body)).toEqual({
+      grant_type: 'refresh_token',
+      refresh_token: 'rt-1-refresh-token',
+      client_id: 'my-client',
+    })
+    expect(tokens).toMatchObject({
+      accessToken: 'at-2',
+      refreshToken: 'rt-1-refresh-token',
+      scopes: ['groups'],
+      idToken: 'eyJ.previous.token',
+    })
     expect(tokens.claims).toEqual(PREVIOUS_CLAIMS)
     expect(Object.isFrozen(tokens)).toBe(true)
   })
@@ -566,7 +613,10 @@ describe('refresh against the previous token set (OpenID Connect Core 12.2)', ()
     const pool = provider()
     jwks(pool)
     tokenEndpoint(pool, 200, {
-      access_token: 'at-2', token_type: 'Bearer', refresh_token: 'rt-2', scope: 'openid',
+      access_token: 'at-2',
+      token_type: 'Bearer',
+      refresh_token: 'rt-2',
+      scope: 'openid',
       id_token: await idToken({ auth_time: SECONDS - 3600 }),
     })
     const tokens = await client().refresh(previous(), { scope: 'openid' })
@@ -586,7 +636,7 @@ describe('refresh against the previous token set (OpenID Connect Core 12.2)', ()
     ['another aud', { aud: ['my-client', 'other'], azp: 'my-client' }, {}],
     ['another auth_time', { auth_time: SECONDS - 60 }, {}],
     ['no auth_time, where the previous had one', {}, {}],
-    ['another iss than the previous token\'s', { auth_time: SECONDS - 3600 }, { iss: 'https://old-issuer.example.org' }],
+    ["another iss than the previous token's", { auth_time: SECONDS - 3600 }, { iss: 'https://old-issuer.example.org' }],
   ])('refuses a new ID token with %s', async (_case, claims, previousClaims) => {
     const pool = provider()
     jwks(pool)
@@ -637,7 +687,9 @@ describe('max_age on the way back', () => {
   it('refuses an answer without ID token, and a maxAge that is not a number of seconds', async () => {
     await answer(null)
     expect(await rejection(client().handleCallback(callback(), { ...CHECKS, maxAge: 600 }))).toMatchObject({ check: 'id_token' })
-    await expect(client().handleCallback(callback(), { ...CHECKS, maxAge: '600' as unknown as number })).rejects.toThrow(InvalidArgumentError)
+    await expect(client().handleCallback(callback(), { ...CHECKS, maxAge: '600' as unknown as number })).rejects.toThrow(
+      InvalidArgumentError,
+    )
   })
 })
 
@@ -660,18 +712,30 @@ describe('pushed authorization requests on the wire', () => {
     const request = await client().authorizationUrl({ maxAge: 60, params: { prompt: 'login' } })
     const sent = new URL(request.url)
     expect(`${sent.origin}${sent.pathname}`).toBe(`${ISSUER}/authorize`)
-    expect([...sent.searchParams].sort()).toEqual([['client_id', 'my-client'], ['request_uri', 'urn:ietf:params:oauth:request_uri:abc']])
+    expect([...sent.searchParams].sort()).toEqual([
+      ['client_id', 'my-client'],
+      ['request_uri', 'urn:ietf:params:oauth:request_uri:abc'],
+    ])
     // Both parts form-urlencoded (RFC 6749 section 2.3.1); openid-client also encodes "-", which decodes the same.
-    const [id, secret] = Buffer.from((captured.headers['authorization'] ?? '').replace(/^Basic /, ''), 'base64').toString().split(':')
+    const [id, secret] = Buffer.from((captured.headers['authorization'] ?? '').replace(/^Basic /, ''), 'base64')
+      .toString()
+      .split(':')
     expect([id, secret].map((part) => decodeURIComponent((part ?? '').replace(/\+/g, ' ')))).toEqual(['my-client', SECRET])
     expect(Object.fromEntries(captured.body)).toMatchObject({
-      response_type: 'code', client_id: 'my-client', redirect_uri: REDIRECT, scope: 'openid groups', state: request.state,
-      nonce: request.nonce, code_challenge_method: 'S256', max_age: '60', prompt: 'login',
+      response_type: 'code',
+      client_id: 'my-client',
+      redirect_uri: REDIRECT,
+      scope: 'openid groups',
+      state: request.state,
+      nonce: request.nonce,
+      code_challenge_method: 'S256',
+      max_age: '60',
+      prompt: 'login',
     })
     expect(captured.body.get('code_challenge')).toEqual(expect.any(String))
   })
 
-  it('turns a refusal into an OAuthError with the provider\'s error, with echoed secrets redacted', async () => {
+  it("turns a refusal into an OAuthError with the provider's error, with echoed secrets redacted", async () => {
     const pool = provider(PAR_DOC)
     parEndpoint(pool, 400, { error: 'invalid_request', error_description: `bad request from ${SECRET}` })
     const err = await rejection(client().authorizationUrl())
@@ -701,7 +765,10 @@ describe('pushed authorization requests on the wire', () => {
 
   it('refuses a discovered PAR endpoint that is plain HTTP', async () => {
     provider(discoveryDoc({ pushed_authorization_request_endpoint: 'http://op.example.org/par' }))
-    expect(await rejection(client().metadata())).toMatchObject({ check: 'endpoint', message: expect.stringContaining('pushed_authorization_request_endpoint') })
+    expect(await rejection(client().metadata())).toMatchObject({
+      check: 'endpoint',
+      message: expect.stringContaining('pushed_authorization_request_endpoint'),
+    })
   })
 })
 
@@ -713,7 +780,7 @@ describe('JWT client assertions on the wire', () => {
     return captured.body.get('client_assertion') as string
   }
 
-  it('private_key_jwt: signed with the key\'s alg and kid; iss = sub = client id, aud = issuer, fresh jti, short exp', async () => {
+  it("private_key_jwt: signed with the key's alg and kid; iss = sub = client id, aud = issuer, fresh jti, short exp", async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
     const jwk = { ...(await exportJWK(privateKey)), kid: 'client-key-1' }
     const pool = provider()
@@ -763,7 +830,11 @@ describe('JWT client assertions on the wire', () => {
     let assertion = ''
     pool.intercept({ path: '/token', method: 'POST' }).reply((request) => {
       assertion = new URLSearchParams(String(request.body)).get('client_assertion') ?? ''
-      return { statusCode: 401, data: JSON.stringify({ error: 'invalid_client', error_description: `bad assertion ${assertion}` }), responseOptions: { headers: JSON_HEADERS } }
+      return {
+        statusCode: 401,
+        data: JSON.stringify({ error: 'invalid_client', error_description: `bad assertion ${assertion}` }),
+        responseOptions: { headers: JSON_HEADERS },
+      }
     })
     const err = await rejection(client({ privateKey: jwk, clientSecret: undefined }).clientCredentials())
     expect(err).toMatchObject({ error: 'invalid_client' })

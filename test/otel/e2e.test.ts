@@ -118,7 +118,11 @@ describe('voot-guard/otel with a real resolver behind voot-guard/express', () =>
     expect(await get(bob)).toBe(403)
     expect(await get(bob)).toBe(403)
     const [, warmDenied] = named(harness.spans(), 'GET /api/staff')
-    expect(warmDenied?.attributes).toMatchObject({ 'voot_guard.outcome': 'denied', 'voot_guard.reason': 'role_too_low', 'voot_guard.cache.tier': 'l1' })
+    expect(warmDenied?.attributes).toMatchObject({
+      'voot_guard.outcome': 'denied',
+      'voot_guard.reason': 'role_too_low',
+      'voot_guard.cache.tier': 'l1',
+    })
 
     const alice = emulator.issueToken('alice')
     expect(await get(alice, '/api/two-guards')).toBe(200)
@@ -133,8 +137,12 @@ describe('voot-guard/otel with a real resolver behind voot-guard/express', () =>
     })
     const collected = await harness.metrics()
     // Both guards of both requests were counted: the span's attributes are the last decision's, the metrics every one's.
-    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'authenticated' })[0]?.value).toBe(2)
-    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'member' })[0]?.value).toBe(2)
+    expect(
+      pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'authenticated' })[0]?.value,
+    ).toBe(2)
+    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'member' })[0]?.value).toBe(
+      2,
+    )
   })
 
   it('a warm decision without an active span records its metrics only', async () => {
@@ -144,11 +152,18 @@ describe('voot-guard/otel with a real resolver behind voot-guard/express', () =>
     const before = harness.spans().length
     expect(await get(token)).toBe(200)
     expect(await get(token)).toBe(200)
-    const ours = harness.spans().slice(before).filter((span) => span.name.startsWith('voot-guard '))
+    const ours = harness
+      .spans()
+      .slice(before)
+      .filter((span) => span.name.startsWith('voot-guard '))
     expect(ours).toEqual([])
     const collected = await harness.metrics()
-    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'member' })[0]?.value).toBe(3)
-    expect(pointsOf(collected, 'voot_guard.cache.lookups', { 'voot_guard.cache.tier': 'l1', 'voot_guard.cache.result': 'hit' })[0]?.value).toBe(2)
+    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'member' })[0]?.value).toBe(
+      3,
+    )
+    expect(
+      pointsOf(collected, 'voot_guard.cache.lookups', { 'voot_guard.cache.tier': 'l1', 'voot_guard.cache.result': 'hit' })[0]?.value,
+    ).toBe(2)
   })
 
   it('a 503 is an ERROR span and an error decision; a 403 is a denial', async () => {
@@ -159,11 +174,17 @@ describe('voot-guard/otel with a real resolver behind voot-guard/express', () =>
     expect(await get(emulator.issueToken('bob'))).toBe(403)
     const [failed, denied] = named(harness.spans(), AUTHORIZE_SPAN)
     expect(failed?.status.code).toBe(SpanStatusCode.ERROR)
-    expect(failed?.attributes).toMatchObject({ 'voot_guard.outcome': 'error', 'voot_guard.reason': 'ERR_UPSTREAM_STATUS', 'error.type': 'ERR_UPSTREAM_STATUS' })
+    expect(failed?.attributes).toMatchObject({
+      'voot_guard.outcome': 'error',
+      'voot_guard.reason': 'ERR_UPSTREAM_STATUS',
+      'error.type': 'ERR_UPSTREAM_STATUS',
+    })
     expect(denied?.status.code).toBe(SpanStatusCode.UNSET)
     expect(denied?.attributes['voot_guard.outcome']).toBe('denied')
     const collected = await harness.metrics()
-    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'error', 'voot_guard.reason': 'ERR_UPSTREAM_STATUS' })[0]?.value).toBe(1)
+    expect(
+      pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'error', 'voot_guard.reason': 'ERR_UPSTREAM_STATUS' })[0]?.value,
+    ).toBe(1)
     expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'denied' })[0]?.value).toBeGreaterThanOrEqual(1)
     const failedCalls = pointsOf(collected, 'voot_guard.upstream.duration', { 'http.response.status_code': 500 })
     expect((failedCalls[0]?.value as { count: number } | undefined)?.count).toBeGreaterThanOrEqual(1)
@@ -174,10 +195,17 @@ describe('voot-guard/otel with a real resolver behind voot-guard/express', () =>
     expect(await get(token)).toBe(200)
     expect(await get(token)).toBe(200)
     const collected = await harness.metrics()
-    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'member' })[0]?.value).toBe(2)
-    expect(pointsOf(collected, 'voot_guard.cache.lookups', { 'voot_guard.cache.tier': 'upstream', 'voot_guard.cache.result': 'miss' })[0]?.value).toBeGreaterThanOrEqual(1)
-    expect(pointsOf(collected, 'voot_guard.cache.lookups', { 'voot_guard.cache.tier': 'l1', 'voot_guard.cache.result': 'hit' })[0]?.value).toBeGreaterThanOrEqual(1)
-    const ok = pointsOf(collected, 'voot_guard.upstream.duration', { 'http.response.status_code': 200 })[0]?.value as { count: number; sum: number } | undefined
+    expect(pointsOf(collected, 'voot_guard.decisions', { 'voot_guard.outcome': 'allowed', 'voot_guard.reason': 'member' })[0]?.value).toBe(
+      2,
+    )
+    expect(
+      pointsOf(collected, 'voot_guard.cache.lookups', { 'voot_guard.cache.tier': 'upstream', 'voot_guard.cache.result': 'miss' })[0]?.value,
+    ).toBeGreaterThanOrEqual(1)
+    expect(
+      pointsOf(collected, 'voot_guard.cache.lookups', { 'voot_guard.cache.tier': 'l1', 'voot_guard.cache.result': 'hit' })[0]?.value,
+    ).toBeGreaterThanOrEqual(1)
+    const ok = pointsOf(collected, 'voot_guard.upstream.duration', { 'http.response.status_code': 200 })[0]?.value as
+      { count: number; sum: number } | undefined
     expect(ok?.count).toBeGreaterThanOrEqual(1)
     for (const point of pointsOf(collected, 'voot_guard.upstream.active')) expect(point.value).toBe(0)
   })

@@ -72,12 +72,20 @@ describe('loud misconfiguration', () => {
 describe('health()', () => {
   it('ok, then degraded with the last failure, then down while the circuit is open', async () => {
     let clock = Date.parse('2026-11-23T12:00:00Z')
-    const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, now: () => clock, circuitBreaker: { failureThreshold: 2, cooldown: 30_000 } })
+    const resolver = createMembershipResolver({
+      baseUrl: emulator.baseUrl,
+      now: () => clock,
+      circuitBreaker: { failureThreshold: 2, cooldown: 30_000 },
+    })
     expect(resolver.health()).toEqual({ status: 'ok', circuit: 'closed', inflight: 0, cacheEntries: 0 })
     const token = emulator.issueToken('alice')
     emulator.faults.add({ kind: 'status', status: 502 }, { token, times: 2 })
     await expect(resolver.check(token, group(ORG_ID))).rejects.toBeInstanceOf(UpstreamError)
-    expect(resolver.health()).toMatchObject({ status: 'degraded', circuit: 'closed', lastFailure: { code: 'ERR_UPSTREAM_STATUS', at: clock } })
+    expect(resolver.health()).toMatchObject({
+      status: 'degraded',
+      circuit: 'closed',
+      lastFailure: { code: 'ERR_UPSTREAM_STATUS', at: clock },
+    })
     await expect(resolver.check(token, group(ORG_ID))).rejects.toBeInstanceOf(UpstreamError)
     expect(resolver.health()).toMatchObject({ status: 'down', circuit: 'open' })
     clock += 120_000
@@ -105,7 +113,7 @@ describe('verify()', () => {
 })
 
 describe('guard.health() and guard.ready()', () => {
-  it('every adapter guard offers its resolver\'s health and verification', async () => {
+  it("every adapter guard offers its resolver's health and verification", async () => {
     const { createGuard } = await import('../../adapters/express/index.js')
     const guard = createGuard({ baseUrl: emulator.baseUrl })
     expect(guard.health()).toMatchObject({ status: 'ok', circuit: 'closed' })
@@ -116,7 +124,7 @@ describe('guard.health() and guard.ready()', () => {
     await wrong.resolver.close()
   })
 
-  it('health() reads degraded while the service\'s 429 back-off lasts', async () => {
+  it("health() reads degraded while the service's 429 back-off lasts", async () => {
     let clock = Date.parse('2026-11-23T12:00:00Z')
     const resolver = createMembershipResolver({ baseUrl: emulator.baseUrl, now: () => clock })
     const token = emulator.issueToken('alice')

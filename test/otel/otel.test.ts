@@ -94,7 +94,11 @@ describe('spans', () => {
       'voot_guard.requirement': `group ${REQUIRED}`,
     })
     expect(authorize?.status.code).toBe(SpanStatusCode.UNSET)
-    expect(resolve?.attributes).toMatchObject({ 'voot_guard.cache.tier': 'upstream', 'voot_guard.endpoint': 'me/groups', 'http.response.status_code': 200 })
+    expect(resolve?.attributes).toMatchObject({
+      'voot_guard.cache.tier': 'upstream',
+      'voot_guard.endpoint': 'me/groups',
+      'http.response.status_code': 200,
+    })
     expect(http).toHaveLength(1)
     expect(parentOf(resolve!)).toBe(authorize!.spanContext().spanId)
     expect(parentOf(http[0]!)).toBe(resolve!.spanContext().spanId)
@@ -143,7 +147,11 @@ describe('spans', () => {
     await expect(publisher.check(failing(401), REQUIRED)).rejects.toMatchObject({ code: 'ERR_TOKEN_INVALID' })
     const [failed, denied, invalid] = named(harness.spans(), AUTHORIZE_SPAN)
     expect(failed?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'ERR_UPSTREAM_STATUS' })
-    expect(failed?.attributes).toMatchObject({ 'voot_guard.outcome': 'error', 'voot_guard.reason': 'ERR_UPSTREAM_STATUS', 'error.type': 'ERR_UPSTREAM_STATUS' })
+    expect(failed?.attributes).toMatchObject({
+      'voot_guard.outcome': 'error',
+      'voot_guard.reason': 'ERR_UPSTREAM_STATUS',
+      'error.type': 'ERR_UPSTREAM_STATUS',
+    })
     expect(denied?.status.code).toBe(SpanStatusCode.UNSET)
     expect(denied?.attributes).toMatchObject({ 'voot_guard.outcome': 'denied', 'voot_guard.reason': 'not_member' })
     expect(invalid?.status.code).toBe(SpanStatusCode.UNSET)
@@ -173,7 +181,9 @@ describe('metrics', () => {
     expect(lookups({ 'voot_guard.cache.tier': 'l1', 'voot_guard.cache.result': 'hit' })).toBe(2)
     expect(lookups({ 'voot_guard.cache.tier': 'upstream', 'voot_guard.cache.result': 'miss' })).toBe(2)
     // The failed lookup: no tier answered.
-    const failed = pointsOf(collected, 'voot_guard.cache.lookups').filter((point) => point.attributes['voot_guard.cache.tier'] === undefined)
+    const failed = pointsOf(collected, 'voot_guard.cache.lookups').filter(
+      (point) => point.attributes['voot_guard.cache.tier'] === undefined,
+    )
     expect(failed).toEqual([{ attributes: { 'voot_guard.cache.result': 'miss' }, value: 1 }])
   })
 
@@ -197,7 +207,11 @@ describe('metrics', () => {
     expect(ok?.sum).toBeLessThan(20) // seconds: 50 ms would read 50 (and the test times out at 20 s)
     expect(histogram({ 'http.response.status_code': 502 })?.count).toBe(1)
     expect(histogram({ 'error.type': 'ERR_UPSTREAM_NETWORK' })?.count).toBe(1)
-    expect(pointsOf(collected, 'voot_guard.upstream.duration', { 'error.type': 'ERR_UPSTREAM_NETWORK' })[0]?.attributes['http.response.status_code']).toBeUndefined()
+    expect(
+      pointsOf(collected, 'voot_guard.upstream.duration', { 'error.type': 'ERR_UPSTREAM_NETWORK' })[0]?.attributes[
+        'http.response.status_code'
+      ],
+    ).toBeUndefined()
   })
 
   it('count calls in flight while they are', async () => {

@@ -13,7 +13,14 @@ function skippedTest(name: string, parent: Node, note?: string, mode = 'skip') {
 }
 
 function testModule(path: string, tests: ReturnType<typeof skippedTest>[]) {
-  return { relativeModuleId: path, children: { *allTests() { yield* tests } } }
+  return {
+    relativeModuleId: path,
+    children: {
+      *allTests() {
+        yield* tests
+      },
+    },
+  }
 }
 
 describe('skipLines', () => {
@@ -23,7 +30,10 @@ describe('skipLines', () => {
     const inner: Node = { type: 'suite', name: 'inner', parent: suite }
     const modules = [
       testModule('test/runtimes/runtimes.test.ts', [skippedTest('a', suite), skippedTest('b', inner)]),
-      testModule('test/demo/e2e-login.test.ts', [skippedTest('c', root, 'no Chromium: install it'), skippedTest('d', root, undefined, 'todo')]),
+      testModule('test/demo/e2e-login.test.ts', [
+        skippedTest('c', root, 'no Chromium: install it'),
+        skippedTest('d', root, undefined, 'todo'),
+      ]),
     ]
     expect(skipLines(modules as never)).toEqual([
       '  test/runtimes/runtimes.test.ts: 2 skipped: Deno deno is not installed: run `npm ci --prefix test/runtimes`',

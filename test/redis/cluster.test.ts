@@ -61,7 +61,10 @@ async function keysPerMaster(): Promise<number[]> {
 async function written(count: number): Promise<void> {
   await eventually(async () => {
     const keys = await Promise.all(cluster.masters.map((node) => everyKeyOn(node.url)))
-    return keys.flat().filter(({ key }) => key.startsWith('vg:') && !key.includes('}:l:')).length >= count && !keys.flat().some(({ key }) => key.includes('}:l:'))
+    return (
+      keys.flat().filter(({ key }) => key.startsWith('vg:') && !key.includes('}:l:')).length >= count &&
+      !keys.flat().some(({ key }) => key.includes('}:l:'))
+    )
   })
 }
 
@@ -138,7 +141,11 @@ describe('a fleet on a Redis Cluster (node-redis createCluster)', () => {
     const token = emulator.issueToken('alice')
     emulator.resetLog()
     const answers = await Promise.all(
-      [a, b].flatMap(({ resolver }) => [resolver.groups(token), resolver.membership(token, ADHOC_GROUP_ID), resolver.groups(token, { showAll: true })]),
+      [a, b].flatMap(({ resolver }) => [
+        resolver.groups(token),
+        resolver.membership(token, ADHOC_GROUP_ID),
+        resolver.groups(token, { showAll: true }),
+      ]),
     )
     expect(emulator.count()).toBe(3)
     expect(answers.slice(3)).toEqual(answers.slice(0, 3))
@@ -192,7 +199,10 @@ describe('a fleet on a Redis Cluster (node-redis createCluster)', () => {
     const clients = await Promise.all(cluster.masters.map((node) => redisCli(node.port, 'CLIENT', 'LIST')))
     const victim = cluster.masters[clients.findIndex((list) => /\bsub=1\b/.test(list))]!
     const dropsAll: string[] = []
-    for (const [name, { tier }] of [['a', a], ['b', b]] as const) {
+    for (const [name, { tier }] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       tier.subscribe((signal) => {
         if (signal.type === 'invalidate' && signal.tokenId === undefined) dropsAll.push(name)
       })

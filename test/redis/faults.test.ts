@@ -144,14 +144,15 @@ describe('Redis restarted', () => {
   })
 })
 
-describe('invalidate(token) when the token\'s server is out of reach', () => {
+describe("invalidate(token) when the token's server is out of reach", () => {
   it('still tells the other instances, through a server that answers', async () => {
     // Every script fails (as when the master holding the token is down); PUBLISH works.
     const failingScripts: RedisClientLike = {
       get isReady() {
         return client.isReady
       },
-      sendCommand: (args) => (args[0] === 'EVAL' ? Promise.reject(Object.assign(new Error('down'), { code: 'ECONNREFUSED' })) : client.sendCommand(args)),
+      sendCommand: (args) =>
+        args[0] === 'EVAL' ? Promise.reject(Object.assign(new Error('down'), { code: 'ECONNREFUSED' })) : client.sendCommand(args),
       duplicate: () => client.duplicate(),
     }
     tier = createRedisCache({ client: failingScripts, secret: SECRET })

@@ -140,23 +140,26 @@ describe('a fleet sharing one Redis', () => {
 })
 
 describe('Redis faults never decide', () => {
-  it.each(['frozen', 'stopped'] as const)('Redis %s: every request is still allowed or denied from the group service, never 503', async (fault) => {
-    emulator = await startEmulator()
-    const [a, b] = await fleet(2, 50)
-    const bob = emulator.issueToken('bob')
-    const alice = emulator.issueToken('alice')
-    expect(await outcome(a!.resolver.check(bob, group(ORG_ID)))).toBe('allowed')
-    if (fault === 'frozen') redis.freeze()
-    else await redis.stop()
-    expect(await outcome(b!.resolver.check(bob, group(ORG_ID)))).toBe('allowed')
-    expect(await outcome(b!.resolver.check(bob, group(ADHOC_GROUP_ID, 'owner')))).toBe('denied')
-    expect(await outcome(a!.resolver.check(alice, group(ADHOC_GROUP_ID, 'owner')))).toBe('allowed')
-    expect(await outcome(a!.resolver.check(alice, group(SCHOOL_GROUP_ID)))).toBe('denied')
-    expect(b!.tier.health()).toBe('unreachable')
-    expect(b!.tier.stats().errors).toBeGreaterThan(0)
-    redis.thaw()
-    if (fault === 'stopped') await redis.start()
-  })
+  it.each(['frozen', 'stopped'] as const)(
+    'Redis %s: every request is still allowed or denied from the group service, never 503',
+    async (fault) => {
+      emulator = await startEmulator()
+      const [a, b] = await fleet(2, 50)
+      const bob = emulator.issueToken('bob')
+      const alice = emulator.issueToken('alice')
+      expect(await outcome(a!.resolver.check(bob, group(ORG_ID)))).toBe('allowed')
+      if (fault === 'frozen') redis.freeze()
+      else await redis.stop()
+      expect(await outcome(b!.resolver.check(bob, group(ORG_ID)))).toBe('allowed')
+      expect(await outcome(b!.resolver.check(bob, group(ADHOC_GROUP_ID, 'owner')))).toBe('denied')
+      expect(await outcome(a!.resolver.check(alice, group(ADHOC_GROUP_ID, 'owner')))).toBe('allowed')
+      expect(await outcome(a!.resolver.check(alice, group(SCHOOL_GROUP_ID)))).toBe('denied')
+      expect(b!.tier.health()).toBe('unreachable')
+      expect(b!.tier.stats().errors).toBeGreaterThan(0)
+      redis.thaw()
+      if (fault === 'stopped') await redis.start()
+    },
+  )
 
   it('Redis restarted: the fleet shares answers again', async () => {
     emulator = await startEmulator()

@@ -30,9 +30,14 @@ describe('docs/redis.md', () => {
   it('shows the ioredis adapter, every line from the tested example, in order', () => {
     expect(blocks.map((block) => block[1])).toContain('examples/redis/ioredis-client.ts')
     for (const [, file, body] of blocks) {
-      const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').split('\n').map((line) => line.trim())
+      const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')
+        .split('\n')
+        .map((line) => line.trim())
       let at = 0
-      for (const line of (body ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '' && l !== '// …')) {
+      for (const line of (body ?? '')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && l !== '// …')) {
         const found = source.indexOf(line, at)
         expect(found, `docs line not found in order in ${file}: ${line}`).toBeGreaterThanOrEqual(0)
         at = found + 1

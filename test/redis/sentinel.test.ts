@@ -81,9 +81,12 @@ describe('a fleet behind Redis Sentinel (node-redis createSentinel)', () => {
 
     // Words of five letters or more: a shorter one turns up in random base64 by chance.
     const forbidden = [ORG_ID, SCHOOL_GROUP_ID, ADHOC_GROUP_ID, 'example.org', 'Example University', 'alice', 'admin', 'member', 'owner']
-    for (const each of tokens) forbidden.push(each, createHash('sha256').update(each).digest('hex'), createHash('sha256').update(each).digest('base64url'))
+    for (const each of tokens)
+      forbidden.push(each, createHash('sha256').update(each).digest('hex'), createHash('sha256').update(each).digest('base64url'))
     // The replica holds what the master holds: read both.
-    await eventually(async () => (await everyKeyOn(sentinel.servers[1]!.url)).length === (await everyKeyOn(sentinel.servers[0]!.url)).length)
+    await eventually(
+      async () => (await everyKeyOn(sentinel.servers[1]!.url)).length === (await everyKeyOn(sentinel.servers[0]!.url)).length,
+    )
     let seen = 0
     for (const server of sentinel.servers) {
       for (const { key, value } of await everyKeyOn(server.url)) {
@@ -150,7 +153,10 @@ describe('a fleet behind Redis Sentinel (node-redis createSentinel)', () => {
     await client.connect()
     cleanups.push(() => client.destroy())
     const before = { error: client.listenerCount('error'), topology: client.listenerCount('topology-change') }
-    const [a, b] = [createRedisCache({ client, secret: SECRET, timeout: 2_000 }), createRedisCache({ client, secret: SECRET, timeout: 2_000 })]
+    const [a, b] = [
+      createRedisCache({ client, secret: SECRET, timeout: 2_000 }),
+      createRedisCache({ client, secret: SECRET, timeout: 2_000 }),
+    ]
     await subscribed(a, b)
     await a.close()
     await b.close()

@@ -11,7 +11,6 @@ import {
   anyOf,
   allOf,
   createMembershipResolver,
-  describeRequirement,
   group,
   groupOfType,
   UpstreamError,
@@ -22,6 +21,7 @@ import {
   type MembershipResolver,
   type Requirement,
 } from '../../src/index.js'
+import { describeRequirement } from '../../src/internal.js'
 
 const T0 = Date.parse('2026-11-28T12:00:00Z')
 const TOKEN = 'remembered-token'

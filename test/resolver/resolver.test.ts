@@ -4,7 +4,6 @@ import {
   allOf,
   anyOf,
   createMembershipResolver,
-  describeRequirement,
   group,
   groupOfType,
   InsufficientScopeError,
@@ -17,6 +16,7 @@ import {
   type MembershipResolverOptions,
   type ResolverEvent,
 } from '../../src/index.js'
+import { describeRequirement } from '../../src/internal.js'
 import { BASE_URL, createMockUpstream, type MockUpstream } from '../support/mock-upstream.js'
 
 const ORG = 'fc:org:example.org'

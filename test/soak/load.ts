@@ -125,7 +125,8 @@ async function one(url: string): Promise<void> {
   }
   if (revoked.has(pick.token)) {
     // A revoked token may still be served from the cache until its entries expire (ttl).
-    if (status !== 401 && status !== EXPECTED[pick.user]![route]) report.violations.push(`${route} revoked token of ${pick.user}: ${status}`)
+    if (status !== 401 && status !== EXPECTED[pick.user]![route])
+      report.violations.push(`${route} revoked token of ${pick.user}: ${status}`)
     return
   }
   if (status !== EXPECTED[pick.user]![route]) report.violations.push(`${route} for ${pick.user}: ${status}`)

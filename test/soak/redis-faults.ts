@@ -53,7 +53,11 @@ async function startDeployment(kind: string): Promise<Deployment> {
   }
   if (kind === 'sentinel') {
     const sentinel = await startRedisSentinel()
-    const client = createSentinel({ name: sentinel.name, sentinelRootNodes: [...sentinel.sentinelRootNodes], nodeClientOptions: nodeOptions })
+    const client = createSentinel({
+      name: sentinel.name,
+      sentinelRootNodes: [...sentinel.sentinelRootNodes],
+      nodeClientOptions: nodeOptions,
+    })
     client.on('error', () => {})
     await client.connect()
     return {
@@ -90,7 +94,11 @@ async function startDeployment(kind: string): Promise<Deployment> {
 
 export async function startSoakRedis(kind: string): Promise<SoakRedis> {
   const deployment = await startDeployment(kind)
-  const tier = createRedisCache({ client: deployment.client, secret: 'soak-secret-0123456789-abcdefghijklmnop', breaker: { cooldown: 300 } })
+  const tier = createRedisCache({
+    client: deployment.client,
+    secret: 'soak-secret-0123456789-abcdefghijklmnop',
+    breaker: { cooldown: 300 },
+  })
   let running = false
   let faults = 0
   let loop: Promise<void> = Promise.resolve()

@@ -3,7 +3,7 @@
  */
 import Fastify, { type FastifyError, type onRequestHookHandler } from 'fastify'
 import { createGuard, type FastifyGuardOptions } from '../../adapters/fastify/index.js'
-import type { GuardOptions } from '../../src/index.js'
+import type { GuardOptions } from '../../src/adapter-kit.js'
 import { anonymousBody, routes, type RunningApp } from './apps.js'
 
 export async function startFastifyApp(options: GuardOptions): Promise<RunningApp> {
@@ -20,8 +20,18 @@ export async function startFastifyApp(options: GuardOptions): Promise<RunningApp
   }
   app.setErrorHandler((error: FastifyError & { headers?: Record<string, string> }, _request, reply) => {
     state.delegated.push(error)
-    return reply.code(error.statusCode ?? 500).headers(error.headers ?? {}).send({ delegated: error.code })
+    return reply
+      .code(error.statusCode ?? 500)
+      .headers(error.headers ?? {})
+      .send({ delegated: error.code })
   })
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  return { url, get handlerCalls() { return state.handlerCalls }, delegated: state.delegated, close: () => app.close() }
+  return {
+    url,
+    get handlerCalls() {
+      return state.handlerCalls
+    },
+    delegated: state.delegated,
+    close: () => app.close(),
+  }
 }

@@ -6,7 +6,8 @@ import { createServer } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
 import { createGuard, type FetchGuardOptions, type OptionalFetchCheck } from '../../adapters/fetch/index.js'
 import { isHttpError } from '../../src/adapter-kit.js'
-import type { GuardOptions, VootContext } from '../../src/index.js'
+import type { VootContext } from '../../src/index.js'
+import type { GuardOptions } from '../../src/adapter-kit.js'
 import { anonymousBody, closer, listen, routes, type RunningApp } from './apps.js'
 
 export async function startFetchApp(options: GuardOptions): Promise<RunningApp> {
@@ -43,5 +44,12 @@ export async function startFetchApp(options: GuardOptions): Promise<RunningApp> 
   }
   const server = createServer(getRequestListener(fetch))
   const url = await listen(server)
-  return { url, get handlerCalls() { return state.handlerCalls }, delegated: state.delegated, close: closer(server) }
+  return {
+    url,
+    get handlerCalls() {
+      return state.handlerCalls
+    },
+    delegated: state.delegated,
+    close: closer(server),
+  }
 }

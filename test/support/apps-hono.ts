@@ -6,7 +6,8 @@ import { getRequestListener } from '@hono/node-server'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { createGuard, type HonoGuardOptions, type OptionalVootEnv } from '../../adapters/hono/index.js'
-import type { GuardOptions, VootError } from '../../src/index.js'
+import type { VootError } from '../../src/index.js'
+import type { GuardOptions } from '../../src/adapter-kit.js'
 import { anonymousBody, closer, listen, routes, type RunningApp } from './apps.js'
 
 export async function startHonoApp(options: GuardOptions): Promise<RunningApp> {
@@ -31,5 +32,12 @@ export async function startHonoApp(options: GuardOptions): Promise<RunningApp> {
   })
   const server = createServer(getRequestListener(app.fetch))
   const url = await listen(server)
-  return { url, get handlerCalls() { return state.handlerCalls }, delegated: state.delegated, close: closer(server) }
+  return {
+    url,
+    get handlerCalls() {
+      return state.handlerCalls
+    },
+    delegated: state.delegated,
+    close: closer(server),
+  }
 }

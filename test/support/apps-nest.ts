@@ -6,7 +6,16 @@
  * `Reflect.decorate` applies Nest's decorators exactly as TypeScript's legacy emit does.
  */
 import 'reflect-metadata'
-import { Catch, Controller, Get, HttpException, Module, type ArgumentsHost, type ExceptionFilter, type INestApplication } from '@nestjs/common'
+import {
+  Catch,
+  Controller,
+  Get,
+  HttpException,
+  Module,
+  type ArgumentsHost,
+  type ExceptionFilter,
+  type INestApplication,
+} from '@nestjs/common'
 import { APP_GUARD, HttpAdapterHost, NestFactory } from '@nestjs/core'
 import { ExpressAdapter } from '@nestjs/platform-express'
 import { FastifyAdapter } from '@nestjs/platform-fastify'
@@ -20,7 +29,10 @@ import {
   RequireVoot,
   Voot,
   VootGuard,
-  VootGuardModule, type VootDecorator, type VootGuardModuleOptions } from '../../adapters/nestjs/index.js'
+  VootGuardModule,
+  type VootDecorator,
+  type VootGuardModuleOptions,
+} from '../../adapters/nestjs/index.js'
 import { anonymousBody, type RunningApp } from './apps.js'
 
 /** The Nest platforms the adapter runs on. */
@@ -83,7 +95,10 @@ export async function startNestApplication(
   Module({
     imports: [guardModule],
     controllers: controllers as never[],
-    providers: [...(extra.appGuard === false ? [] : [{ provide: APP_GUARD, useClass: VootGuard }]), ...((extra.providers ?? []) as never[])],
+    providers: [
+      ...(extra.appGuard === false ? [] : [{ provide: APP_GUARD, useClass: VootGuard }]),
+      ...((extra.providers ?? []) as never[]),
+    ],
   })(AppModule)
   const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter()
   // abortOnError: false, so that a bad configuration rejects instead of ending the process.
@@ -92,14 +107,25 @@ export async function startNestApplication(
 }
 
 /** The contract app (see `startApp` in apps.ts) on a Nest platform. */
-export async function startNestApp(platform: NestPlatform, table: Record<string, VootDecorator[]>, options: VootGuardModuleOptions): Promise<RunningApp> {
+export async function startNestApp(
+  platform: NestPlatform,
+  table: Record<string, VootDecorator[]>,
+  options: VootGuardModuleOptions,
+): Promise<RunningApp> {
   const state = { handlerCalls: 0, delegated: [] as unknown[] }
   const controller = createContractController(table, () => state.handlerCalls++)
   const app = await startNestApplication(platform, VootGuardModule.forRoot(options), [controller])
   if (options.errorHandling === 'delegate') app.useGlobalFilters(createDelegatedFilter(state.delegated, app.get(HttpAdapterHost)))
   await app.listen(0, '127.0.0.1')
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1')
-  return { url, get handlerCalls() { return state.handlerCalls }, delegated: state.delegated, close: () => app.close() }
+  return {
+    url,
+    get handlerCalls() {
+      return state.handlerCalls
+    },
+    delegated: state.delegated,
+    close: () => app.close(),
+  }
 }
 
 /** The guard names of the other adapters, as Nest decorators: `routes()` in apps.ts builds the same table. */

@@ -17,7 +17,8 @@ import { startFastifyApp } from './apps-fastify.js'
 import { startFetchApp } from './apps-fetch.js'
 import { startHonoApp } from './apps-hono.js'
 import { NEST_DECORATORS, startNestApp } from './apps-nest.js'
-import { group, where, type GuardOptions, type Requirement, type VootError } from '../../src/index.js'
+import { group, where, type Requirement, type VootError } from '../../src/index.js'
+import { type GuardOptions } from '../../src/adapter-kit.js'
 
 export const FRAMEWORKS = ['express4', 'express5', 'koa2', 'koa3', 'fastify', 'hono', 'fetch', 'nest-express', 'nest-fastify'] as const
 export type Framework = (typeof FRAMEWORKS)[number]
@@ -121,11 +122,21 @@ export async function startApp(framework: Framework, options: GuardOptions & { g
     }
     app.use((err: VootError, _req: Request, res: Response, _next: NextFunction) => {
       state.delegated.push(err)
-      res.status(err.status ?? 500).set(err.headers ?? {}).json({ delegated: err.code })
+      res
+        .status(err.status ?? 500)
+        .set(err.headers ?? {})
+        .json({ delegated: err.code })
     })
     server = createServer(app)
     const url = await listen(server)
-    return { url, get handlerCalls() { return state.handlerCalls }, delegated: state.delegated, close: closer(server) }
+    return {
+      url,
+      get handlerCalls() {
+        return state.handlerCalls
+      },
+      delegated: state.delegated,
+      close: closer(server),
+    }
   }
   const app = framework === 'koa2' ? new Koa2() : new Koa3()
   app.silent = true
@@ -161,5 +172,12 @@ export async function startApp(framework: Framework, options: GuardOptions & { g
   })
   server = createServer(app.callback())
   const url = await listen(server)
-  return { url, get handlerCalls() { return state.handlerCalls }, delegated: state.delegated, close: closer(server) }
+  return {
+    url,
+    get handlerCalls() {
+      return state.handlerCalls
+    },
+    delegated: state.delegated,
+    close: closer(server),
+  }
 }

@@ -9,7 +9,13 @@
 import { channel, tracingChannel } from 'node:diagnostics_channel'
 import { request } from 'undici'
 import { InvalidTokenError, UpstreamError } from '../../src/errors.js'
-import { CHANNELS, type AuthorizeContext, type CircuitContext, type ResolveContext, type UpstreamContext } from '../../src/tracing-channels.js'
+import {
+  CHANNELS,
+  type AuthorizeContext,
+  type CircuitContext,
+  type ResolveContext,
+  type UpstreamContext,
+} from '../../src/tracing-channels.js'
 
 const authorizeChannel = tracingChannel<unknown, AuthorizeContext>(CHANNELS.authorize)
 const resolveChannel = tracingChannel<unknown, ResolveContext>(CHANNELS.resolve)

@@ -23,9 +23,7 @@ export const CHROMIUM_LOCATIONS: readonly string[] = [
 ]
 
 /** What {@link findChromium} found: a path, or why not and how to install one. */
-export type ChromiumLookup =
-  | { readonly found: true; readonly executablePath: string }
-  | { readonly found: false; readonly advice: string }
+export type ChromiumLookup = { readonly found: true; readonly executablePath: string } | { readonly found: false; readonly advice: string }
 
 /** Seams for the lookup's own test: the environment, the file system and Playwright. */
 export interface FindChromiumOptions {

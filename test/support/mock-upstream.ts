@@ -67,12 +67,20 @@ export function createMockUpstream(): MockUpstream {
       const auth = headers.authorization ?? headers.Authorization ?? ''
       const user = upstream.users.get(auth.replace(/^Bearer /, ''))
       if (user === undefined) {
-        return { statusCode: 401, data: '{"message":"Token is invalid"}', responseOptions: { headers: { ...JSON_HEADERS, 'www-authenticate': 'Bearer realm="test", error="invalid_token"' } } }
+        return {
+          statusCode: 401,
+          data: '{"message":"Token is invalid"}',
+          responseOptions: { headers: { ...JSON_HEADERS, 'www-authenticate': 'Bearer realm="test", error="invalid_token"' } },
+        }
       }
       const url = new URL(path, ORIGIN)
       if (url.pathname === '/groups/me/groups') {
         const list = url.searchParams.get('showAll') === 'true' ? [...user.listed, ...(user.hidden ?? [])] : user.listed
-        return { statusCode: 200, data: JSON.stringify(list.map((g) => ({ displayName: g.id, ...g }))), responseOptions: { headers: JSON_HEADERS } }
+        return {
+          statusCode: 200,
+          data: JSON.stringify(list.map((g) => ({ displayName: g.id, ...g }))),
+          responseOptions: { headers: JSON_HEADERS },
+        }
       }
       const match = /^\/groups\/me\/groups\/([^/]+)$/.exec(url.pathname)
       if (match !== null) {

@@ -222,7 +222,9 @@ describe('the authorization server beside the group endpoints', () => {
     expect(res.status).toBe(200)
     const { access_token: token } = (await res.json()) as { access_token: string }
     expect((await get(`${emulator.baseUrl}/grouptypes`, `Bearer ${token}`)).status).toBe(200)
-    expect((await get(`${emulator.baseUrl}/me/groups`, `Bearer ${token}`)).json).toEqual({ message: 'This resource requires a personal token' })
+    expect((await get(`${emulator.baseUrl}/me/groups`, `Bearer ${token}`)).json).toEqual({
+      message: 'This resource requires a personal token',
+    })
     expect(JSON.stringify(emulator.requests)).not.toContain(token)
   })
 

@@ -66,7 +66,9 @@ describe('voot-guard emulator --dialect', () => {
       expect(res.status).toBe(200)
       expect(await res.json()).toMatchObject({ id: READING_CLUB_GROUP_ID, sourceID: 'SURFteams', membership: { basic: 'manager' } })
       // Nothing under /groups in this dialect.
-      expect((await fetch(`${started.authUrl}/groups/me/groups`, { headers: { authorization: `Bearer ${started.tokens['carol']}` } })).status).toBe(404)
+      expect(
+        (await fetch(`${started.authUrl}/groups/me/groups`, { headers: { authorization: `Bearer ${started.tokens['carol']}` } })).status,
+      ).toBe(404)
     } finally {
       expect(await stop()).toBe(0)
     }

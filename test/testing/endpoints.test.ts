@@ -30,21 +30,24 @@ interface Reply {
 function get(emulator: Emulator, path: string, token?: string, method = 'GET'): Promise<Reply> {
   const { hostname, port } = new URL(emulator.authUrl)
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, path, method, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('error', reject)
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
-        let json: unknown
-        try {
-          json = JSON.parse(text)
-        } catch {
-          json = undefined
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json })
-      })
-    })
+    const req = httpRequest(
+      { host: hostname, port, path, method, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('error', reject)
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          let json: unknown
+          try {
+            json = JSON.parse(text)
+          } catch {
+            json = undefined
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json })
+        })
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -122,7 +125,9 @@ describe('GET me/groups', () => {
 
   it('serves a school membership with affiliation as a string', async () => {
     const reply = await get(emulator, '/groups/me/groups', token['carol'])
-    expect(reply.json).toEqual([expect.objectContaining({ id: SCHOOL_GROUP_ID, membership: expect.objectContaining({ basic: 'admin', affiliation: 'faculty' }) })])
+    expect(reply.json).toEqual([
+      expect.objectContaining({ id: SCHOOL_GROUP_ID, membership: expect.objectContaining({ basic: 'admin', affiliation: 'faculty' }) }),
+    ])
   })
 })
 
@@ -227,7 +232,7 @@ describe('GET groups', () => {
     expect(ids(await get(emulator, '/groups/groups'))).toEqual([PUBLIC_ADHOC_GROUP_ID])
   })
 
-  it('lists public groups plus the caller\'s own, active or not', async () => {
+  it("lists public groups plus the caller's own, active or not", async () => {
     const reply = await get(emulator, '/groups/groups', token['bob'])
     expect(ids(reply)).toEqual([ORG_ID, INF1000, MAT1100, 'fc:fs:fs:prg:example.org:BINF', ADHOC_GROUP_ID, PUBLIC_ADHOC_GROUP_ID])
     expect(reply.text).not.toContain('"membership"')
@@ -244,7 +249,7 @@ describe('GET groups', () => {
 })
 
 describe('GET grouptypes', () => {
-  it('lists every type, including those of the caller\'s groups, with or without a token', async () => {
+  it("lists every type, including those of the caller's groups, with or without a token", async () => {
     const anonymous = await get(emulator, '/groups/grouptypes')
     expect(anonymous.status).toBe(200)
     const typeIds = (anonymous.json as { id: string; displayName: unknown }[]).map((type) => type.id)
@@ -292,14 +297,14 @@ describe('the v1/ segment after the /groups prefix', () => {
 })
 
 describe('GET groups/{groupid}/logo', () => {
-  it('answers the organisation\'s logo as a PNG image', async () => {
+  it("answers the organisation's logo as a PNG image", async () => {
     const reply = await getBytes(`/groups/groups/${enc(ORG_ID)}/logo`, token['alice'])
     expect(reply.status).toBe(200)
     expect(reply.contentType).toBe('image/png')
     expect(reply.bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
   })
 
-  it('answers a public group\'s SVG logo without a token', async () => {
+  it("answers a public group's SVG logo without a token", async () => {
     const reply = await getBytes(`/groups/groups/${enc(PUBLIC_ADHOC_GROUP_ID)}/logo`)
     expect(reply.status).toBe(200)
     expect(reply.contentType).toBe('image/svg+xml')
@@ -307,7 +312,12 @@ describe('GET groups/{groupid}/logo', () => {
   })
 
   it('answers 404 JSON for a group without a logo, an unknown group and a group the caller may not see', async () => {
-    for (const [id, user] of [[ADHOC_GROUP_ID, 'alice'], ['fc:org:nowhere.example', 'alice'], [ORG_ID, 'erin'], [ORG_ID, undefined]] as const) {
+    for (const [id, user] of [
+      [ADHOC_GROUP_ID, 'alice'],
+      ['fc:org:nowhere.example', 'alice'],
+      [ORG_ID, 'erin'],
+      [ORG_ID, undefined],
+    ] as const) {
       const reply = await get(emulator, `/groups/groups/${enc(id)}/logo`, user === undefined ? undefined : token[user])
       expect(reply.status, `${id} as ${user}`).toBe(404)
       expect(reply.json).toEqual(NOT_FOUND_BODY)
@@ -315,7 +325,12 @@ describe('GET groups/{groupid}/logo', () => {
   })
 
   it('keeps the logo out of every JSON answer', async () => {
-    for (const path of ['/groups/me/groups', `/groups/groups/${enc(ORG_ID)}`, '/groups/groups', `/groups/groups/${enc(PUBLIC_ADHOC_GROUP_ID)}`]) {
+    for (const path of [
+      '/groups/me/groups',
+      `/groups/groups/${enc(ORG_ID)}`,
+      '/groups/groups',
+      `/groups/groups/${enc(PUBLIC_ADHOC_GROUP_ID)}`,
+    ]) {
       const reply = await get(emulator, path, token['alice'])
       expect(reply.status).toBe(200)
       expect(reply.text).not.toContain('logo')
@@ -369,7 +384,11 @@ describe('hostile group ids', () => {
       groups: hostile.map((id) => ({ id, displayName: `Group ${id}`, type: 'voot:ad-hoc' })),
       groupTypes: [{ id: 'voot:ad-hoc', displayName: 'Ad-hoc group' }],
       users: [
-        { id: 'h', name: 'Hostile Holder', memberships: hostile.map((id) => ({ groupId: id, membership: { basic: 'member', displayName: id } })) },
+        {
+          id: 'h',
+          name: 'Hostile Holder',
+          memberships: hostile.map((id) => ({ groupId: id, membership: { basic: 'member', displayName: id } })),
+        },
         { id: 'nobody', name: 'No Body', memberships: [] },
       ],
       clients: [],

@@ -166,7 +166,7 @@ describe('fault kinds', () => {
 })
 
 describe('matching', () => {
-  it('by token: only that token\'s requests', async () => {
+  it("by token: only that token's requests", async () => {
     emulator.faults.add({ kind: 'status', status: 500 }, { token: alice })
     expect((await get('/me/groups', alice)).status).toBe(500)
     expect((await get('/me/groups', bob)).status).toBe(200)
@@ -263,7 +263,11 @@ describe('close()', () => {
     closing.faults.add({ kind: 'latency', ms: 60_000 }, { path: '/groups/groups' })
     const headers = { authorization: `Bearer ${token}` }
     // Settle at once, so no rejection is ever unhandled while close() runs.
-    const outcome = (request: Promise<unknown>) => request.then(() => 'answered', () => 'failed')
+    const outcome = (request: Promise<unknown>) =>
+      request.then(
+        () => 'answered',
+        () => 'failed',
+      )
     const hanging = outcome(fetch(`${closing.baseUrl}/me/groups`, { headers }))
     const slow = outcome(fetch(`${closing.baseUrl}/grouptypes`, { headers }).then((res) => res.text()))
     const delayed = outcome(fetch(`${closing.baseUrl}/groups`, { headers }))

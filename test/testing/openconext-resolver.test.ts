@@ -8,13 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { warmAllowed } from '../support/warm-check.js'
 import { createMembershipResolver, group, type MembershipResolver } from '../../src/index.js'
-import {
-  PROJECT_BOARD_GROUP_ID,
-  READING_CLUB_GROUP_ID,
-  RESEARCH_DATA_GROUP_ID,
-  startEmulator,
-  type Emulator,
-} from '../../testing/index.js'
+import { PROJECT_BOARD_GROUP_ID, READING_CLUB_GROUP_ID, RESEARCH_DATA_GROUP_ID, startEmulator, type Emulator } from '../../testing/index.js'
 
 let emulator: Emulator
 let resolver: MembershipResolver
@@ -33,7 +27,10 @@ describe('createMembershipResolver({ baseUrl: emulator.baseUrl }) on the OpenCon
     emulator.resetLog()
     await resolver.groups(emulator.issueToken('alice'))
     await resolver.membership(emulator.issueToken('alice'), READING_CLUB_GROUP_ID)
-    expect(emulator.requests.map((request) => request.path)).toEqual(['/me/groups', `/me/groups/${encodeURIComponent(READING_CLUB_GROUP_ID)}`])
+    expect(emulator.requests.map((request) => request.path)).toEqual([
+      '/me/groups',
+      `/me/groups/${encodeURIComponent(READING_CLUB_GROUP_ID)}`,
+    ])
   })
 
   it('reads me/groups: object and plain-string memberships come out alike, OpenConext fields kept', async () => {

@@ -69,7 +69,7 @@ describe('addresses', () => {
     }
   })
 
-  it('keeps the dialect\'s default when asked for dataporten explicitly', async () => {
+  it("keeps the dialect's default when asked for dataporten explicitly", async () => {
     const dataporten = await startEmulator({ dialect: 'dataporten' })
     try {
       expect(dataporten.dialect).toBe('dataporten')
@@ -98,7 +98,9 @@ describe('the default data', () => {
 
   it('uses all five roles, has a prospect and a manager among its users, and some plain-string memberships', () => {
     const memberships = openConextData.users.flatMap((user) => user.memberships.map((entry) => ({ user: user.id, ...entry })))
-    expect(new Set(memberships.map((entry) => roleOf(entry.membership)))).toEqual(new Set(['prospect', 'member', 'manager', 'admin', 'owner']))
+    expect(new Set(memberships.map((entry) => roleOf(entry.membership)))).toEqual(
+      new Set(['prospect', 'member', 'manager', 'admin', 'owner']),
+    )
     expect(memberships.some((entry) => roleOf(entry.membership) === 'prospect')).toBe(true)
     expect(memberships.some((entry) => roleOf(entry.membership) === 'manager')).toBe(true)
     expect(memberships.filter((entry) => typeof entry.membership === 'string').length).toBeGreaterThanOrEqual(3)
@@ -107,7 +109,7 @@ describe('the default data', () => {
 })
 
 describe('GET /me/groups', () => {
-  it('lists whole groups with exactly OpenConext\'s five fields, as Spring serialises them', async () => {
+  it("lists whole groups with exactly OpenConext's five fields, as Spring serialises them", async () => {
     const reply = await get('/me/groups', token['alice'])
     expect(reply.status).toBe(200)
     expect(reply.headers.get('content-type')).toBe('application/json')
@@ -132,7 +134,7 @@ describe('GET /me/groups', () => {
     expect(board?.membership).toBe('admin')
   })
 
-  it('lists a prospect\'s invitation like any other group: telling it apart is the client\'s job', async () => {
+  it("lists a prospect's invitation like any other group: telling it apart is the client's job", async () => {
     const reply = await get('/me/groups', token['dave'])
     expect(reply.json).toEqual([expect.objectContaining({ id: READING_CLUB_GROUP_ID, membership: 'prospect' })])
   })
@@ -160,8 +162,12 @@ describe('GET /me/groups/{groupId}', () => {
     expect(typeof (reply.json as { sourceID: unknown }).sourceID).toBe('string')
   })
 
-  it('answers 404 with Spring\'s error body for a group the user is not in', async () => {
-    for (const [user, groupId] of [['erin', READING_CLUB_GROUP_ID], ['frank', PROJECT_BOARD_GROUP_ID], ['alice', 'urn:collab:group:surfteams.nl:nl:surfnet:diensten:nope']] as const) {
+  it("answers 404 with Spring's error body for a group the user is not in", async () => {
+    for (const [user, groupId] of [
+      ['erin', READING_CLUB_GROUP_ID],
+      ['frank', PROJECT_BOARD_GROUP_ID],
+      ['alice', 'urn:collab:group:surfteams.nl:nl:surfnet:diensten:nope'],
+    ] as const) {
       const reply = await get(`/me/groups/${enc(groupId)}`, token[user])
       expect(reply.status).toBe(404)
       expect(reply.headers.get('content-type')).toBe('application/json')
@@ -175,7 +181,7 @@ describe('GET /me/groups/{groupId}', () => {
     }
   })
 
-  it('times Spring\'s error body by the emulator\'s clock', async () => {
+  it("times Spring's error body by the emulator's clock", async () => {
     const reply = await get(`/me/groups/${enc(READING_CLUB_GROUP_ID)}`, token['erin'])
     expect((reply.json as { timestamp: string }).timestamp).toBe('2026-11-21T12:00:00.000+00:00')
   })
@@ -229,7 +235,7 @@ describe('Spring Security in front', () => {
     expect((await get(`/me/groups/${enc(READING_CLUB_GROUP_ID)}`, client)).status).toBe(404)
   })
 
-  it('answers 404 with Spring\'s body to an unknown route under its paths', async () => {
+  it("answers 404 with Spring's body to an unknown route under its paths", async () => {
     const reply = await get('/me/other', token['alice'])
     expect(reply.status).toBe(404)
     expect(reply.json).toMatchObject({ status: 404, error: 'Not Found' })
@@ -239,7 +245,7 @@ describe('Spring Security in front', () => {
 describe('the client-credentials routes', () => {
   const alice = 'urn:collab:person:example.org:alice'
 
-  it('internal/groups/{userId}: a user\'s groups for a client token', async () => {
+  it("internal/groups/{userId}: a user's groups for a client token", async () => {
     const reply = await get(`/internal/groups/${enc(alice)}`, emulator.issueClientToken())
     expect(reply.status).toBe(200)
     expect(ids(reply)).toEqual([READING_CLUB_GROUP_ID, PROJECT_BOARD_GROUP_ID, RESEARCH_DATA_GROUP_ID])
@@ -280,7 +286,7 @@ describe('the client-credentials routes', () => {
   })
 })
 
-describe('with the emulator\'s other controls', () => {
+describe("with the emulator's other controls", () => {
   it('serves custom data in the OpenConext shape, and applies faults and the request log as in the other dialect', async () => {
     const custom = await startEmulator({
       dialect: 'openconext',

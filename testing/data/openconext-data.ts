@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { deepFreeze } from '../../src/adapter-kit.js'
+import { deepFreeze } from '../../src/internal.js'
 import type { EmulatorData } from './data.js'
 import { defaultData } from './default-data.js'
 
