@@ -146,10 +146,21 @@ writeFileSync(join(work, 'meta.json'), JSON.stringify(bundled.metafile))
 step('making the single executable')
 const seaConfig = join(work, 'sea-config.json')
 const blob = join(work, 'voot-gate.blob')
-const useCodeCache = process.env.VOOT_GATE_CODE_CACHE !== '0'
+/**
+ * V8's code cache starts the gate about 25% sooner (BENCHMARKS.md), but V8 writes it differently
+ * on every run (365 kB of the blob differ between two builds), and one made under
+ * deterministic flags (--hash-seed, --random-seed, --predictable) is rejected at run time. The
+ * release is reproducible, so the cache is off unless VOOT_GATE_CODE_CACHE=1 asks for it.
+ */
+const useCodeCache = process.env.VOOT_GATE_CODE_CACHE === '1'
 writeFileSync(
   seaConfig,
-  JSON.stringify({ main: bundleFile, output: blob, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache }, null, 2),
+  // Relative paths: the blob records the main script's path, which must not depend on --out.
+  JSON.stringify(
+    { main: 'voot-gate.cjs', output: 'voot-gate.blob', disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache },
+    null,
+    2,
+  ),
 )
 execFileSync(nodeBin, ['--experimental-sea-config', seaConfig], { cwd: work, env, stdio: ['ignore', 'ignore', 'inherit'] })
 const exe = join(out, `voot-gate-${version}-linux-x64`)
