@@ -41,6 +41,7 @@ export type { DecisionLogLine, DecisionLogOutput } from './ops/decision-log.js'
 export type { DecisionLogSettings, DecisionLogTarget } from './config/types.js'
 export {
   createPolicyRunner,
+  failingPolicyTests,
   type PolicyOutcome,
   type PolicyRequest,
   type PolicyRunner,
