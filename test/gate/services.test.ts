@@ -12,7 +12,15 @@ import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { checkGateConfig, createPolicyRunner, startGateServer, type GateConfig, type GateServer } from '../../gate/index.js'
 import { PAGE_CSP } from '../../gate/pages/page-html.js'
-import { defaultData, openConextData, ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator, type EmulatorService } from '../../testing/index.js'
+import {
+  defaultData,
+  openConextData,
+  ORG_ID,
+  PROJECT_BOARD_GROUP_ID,
+  startEmulator,
+  type Emulator,
+  type EmulatorService,
+} from '../../testing/index.js'
 import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
 import { startRecordingProxy } from '../support/recording-proxy.js'
 import { COOKIE_SECRETS, GATE_CLIENT } from './support/gate-harness.js'
@@ -197,6 +205,32 @@ describe('one gate, two group services', () => {
     const ready = await request(`${base}/_gate/readyz`)
     const body = (await ready.body.json()) as { groupService: Record<string, { status: string }> }
     expect(Object.keys(body.groupService)).toEqual(['feide', 'surf'])
+  })
+
+  it('answers a good token sent to a host no service is routed to with its own code, not invalid_token, without a call', async () => {
+    logged.length = 0
+    const before = proxies.feide.received.length + proxies.surf.received.length
+    const answer = await request(`${base}/_gate/forward-auth`, {
+      headers: {
+        'x-forwarded-method': 'GET',
+        'x-forwarded-proto': 'http',
+        'x-forwarded-host': 'other.app.test',
+        'x-forwarded-uri': '/board/',
+        accept: 'application/json',
+        authorization: `Bearer ${feide.issueToken('alice')}`,
+      },
+    })
+    expect(answer.statusCode).toBe(401)
+    // No `error` in the challenge: the token was not judged, and a client must not throw it away.
+    expect(answer.headers['www-authenticate']).toBe('Bearer realm="voot-gate"')
+    expect(await answer.body.json()).toEqual({
+      error: 'no_service',
+      error_description:
+        'This host is routed to no group service of the gate, and the token names none: it was sent to none and not judged',
+    })
+    expect(proxies.feide.received.length + proxies.surf.received.length).toBe(before)
+    const [line] = logged.map((text) => JSON.parse(text) as { outcome: string; reason: string; service: string | null })
+    expect(line).toMatchObject({ outcome: 'signin', reason: 'no_service', service: null })
   })
 
   it('writes the service each token went to in the decision log', async () => {
