@@ -262,7 +262,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const checkNow = createCheckHandler({ flow, rules, settings, trusted, cookies, signIns, router, metrics, now, observe })
   const check: typeof checkNow =
     decisions === undefined ? checkNow : (protocol, req, url) => decisions.run(() => checkNow(protocol, req, url))
-  const whoami = createWhoami({ core, rules, settings, trusted, cookies, router })
+  const whoami = createWhoami({ core, rules, settings, trusted, cookies, router, signIns })
   const forbidden = createForbiddenPage(checkNow, cookies)
   const browser =
     signIns.size === 0 || cookies === undefined

@@ -192,10 +192,17 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   )
   const userHeader = settings.headers.user.toLowerCase()
   const ruleHeader = settings.headers.rule.toLowerCase()
+  const serviceHeader = settings.headers.service.toLowerCase()
   const tokenHeader = settings.headers.token?.toLowerCase()
 
-  function allowed(rule: CompiledRule, user: string, token: string | undefined): Answer {
-    const headers: Record<string, string> = { [userHeader]: user, [ruleHeader]: rule.id, 'cache-control': 'no-store' }
+  /** `service`: the group service the user came with (several services), so that the app tells a Feide alice from a SURFconext one. */
+  function allowed(rule: CompiledRule, user: string, token: string | undefined, service = ''): Answer {
+    const headers: Record<string, string> = {
+      [userHeader]: user,
+      [ruleHeader]: rule.id,
+      [serviceHeader]: service,
+      'cache-control': 'no-store',
+    }
     if (tokenHeader !== undefined) headers[tokenHeader] = token ?? ''
     return { status: 200, headers }
   }
@@ -270,10 +277,11 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     allowed(input) {
       // Allowed, so the flow read the credentials: the token is the one it decided on.
       const { protocol, rule, token } = input
+      const service = input.service ?? ''
       const user = userOf(input)
-      if (typeof user === 'string') return counted(input, allowed(rule, user, token), 'allowed', user)
+      if (typeof user === 'string') return counted(input, allowed(rule, user, token, service), 'allowed', user)
       return user.then(
-        (sub) => counted(input, allowed(rule, sub, token), 'allowed', sub),
+        (sub) => counted(input, allowed(rule, sub, token, service), 'allowed', sub),
         (error: unknown) =>
           counted(input, refused(protocol, userinfoFailure(error), input.req, input.original), `userinfo_${reasonOf(error)}`),
       )

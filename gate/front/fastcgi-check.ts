@@ -84,7 +84,8 @@ function authorityOf(name: string | undefined, port: string | undefined, scheme:
  */
 export function fastCgiAnswerOf(answer: Answer, settings: GateSettings): FastCgiAnswer | undefined {
   const lines = [`Status: ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`.trimEnd()]
-  const forApp = new Set([settings.headers.user, settings.headers.rule, settings.headers.token].map((name) => name?.toLowerCase()))
+  const { user, rule, service, token } = settings.headers
+  const forApp = new Set([user, rule, service, token].map((name) => name?.toLowerCase()))
   for (const name in answer.headers) {
     const value = answer.headers[name] as string | readonly string[]
     const values = typeof value === 'string' ? [value] : value

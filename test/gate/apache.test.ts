@@ -187,7 +187,7 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
 
   it('lets anyone through a public rule, and a client-sent identity header never reaches the app', async (ctx) => {
     needBinary(ctx, APACHE)
-    const spoof = { 'x-voot-user': 'mallory', 'x-voot-rule': 'admin' }
+    const spoof = { 'x-voot-user': 'mallory', 'x-voot-rule': 'admin', 'x-voot-service': 'surf' }
     const open = await send(apache!.url, '/public/page', { headers: spoof })
     await expectStatus(open, 200)
     expect(appSaw(open).headers['x-voot-user'] ?? '').toBe('')
@@ -195,6 +195,9 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
     const signed = await send(apache!.url, '/admin/page', { headers: { ...spoof, ...bearer(emulator.issueToken('alice')) } })
     await expectStatus(signed, 200)
     expect(appSaw(signed).headers['x-voot-user']).toBe('alice')
+    // One group service: the service is empty, and a client's own copy never reaches the app.
+    expect(appSaw(signed).headers['x-voot-service'] ?? '').toBe('')
+    expect(appSaw(open).headers['x-voot-service'] ?? '').toBe('')
   })
 
   it('gives a CGI script inside Apache the user, never a client-sent one, also behind a RewriteRule', async (ctx) => {

@@ -207,6 +207,24 @@ describe('one gate, two group services', () => {
     expect(Object.keys(body.groupService)).toEqual(['feide', 'surf'])
   })
 
+  it('tells the app which service the user came with (X-Voot-Service): a Feide alice is not a SURFconext alice', async () => {
+    const heard = async (host: string, token: string) => {
+      const answer = await request(`${base}/_gate/forward-auth`, {
+        headers: {
+          'x-forwarded-method': 'GET',
+          'x-forwarded-proto': 'http',
+          'x-forwarded-host': host,
+          'x-forwarded-uri': '/board/',
+          authorization: `Bearer ${token}`,
+        },
+      })
+      await answer.body.dump()
+      return [answer.statusCode, answer.headers['x-voot-user'], answer.headers['x-voot-service']]
+    }
+    expect(await heard('no.app.test', feide.issueToken('alice'))).toEqual([200, 'alice', 'feide'])
+    expect(await heard('nl.app.test', surf.issueToken('alice'))).toEqual([200, 'alice', 'surf'])
+  })
+
   it('answers a good token sent to a host no service is routed to with its own code, not invalid_token, without a call', async () => {
     logged.length = 0
     const before = proxies.feide.received.length + proxies.surf.received.length
