@@ -18,7 +18,7 @@ import { readGateSettings } from './config/read.js'
 import type { CompiledRule, GateConfig, GateSettings } from './config/types.js'
 import { createDecisionLog, type DecisionLogOutput } from './ops/decision-log.js'
 import { createForbiddenPage } from './pages/forbidden.js'
-import { createGateMetrics } from './ops/metrics.js'
+import { createGateMetrics, type GateMetrics } from './ops/metrics.js'
 import { createWhoami } from './pages/whoami.js'
 import { createGateOAuth, type GateOAuth, type GateSignIns } from './session/oauth-clients.js'
 import { buildCheckFlow, closeResolvers, healthOf, refused, verifyResolvers } from './build-flow.js'
@@ -69,6 +69,20 @@ export interface GateOptions {
   readonly logger?: { warn(message: string): void }
   /** Where a decision log with `decisions: stdout` or `stderr` writes. Default: the process's streams. */
   readonly output?: DecisionLogOutput
+}
+
+/**
+ * What a gate takes over from the gate it replaces (`startGateServer`'s reload): the
+ * metrics' counters, so that a SIGHUP does not set them back to zero.
+ *
+ * @example
+ * ```ts
+ * const metrics = createGateMetrics()
+ * const next = createGate(config, options, { metrics })
+ * ```
+ */
+export interface GateCarried {
+  readonly metrics: GateMetrics
 }
 
 /** A configuration read and built, nothing connected yet. */
@@ -229,7 +243,7 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
  * createServer(gate.listener).listen(4181, '127.0.0.1')
  * ```
  */
-export function createGate(config: GateConfig, options: GateOptions = {}): Gate {
+export function createGate(config: GateConfig, options: GateOptions = {}, carried?: GateCarried): Gate {
   const logger = options.logger ?? console
   const warn = (message: string) => logger.warn(message)
   let redis: RedisConnection | undefined
@@ -249,7 +263,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const { settings, flow, core, rules, signIns, router } = built
   const now = Date.now
   const trusted = createTrustCheck(settings.trustedProxies)
-  const metrics = createGateMetrics()
+  const metrics = carried?.metrics ?? createGateMetrics()
   const cookies = settings.cookie.secrets.length > 0 ? createSessionCookies(settings.cookie, now) : undefined
   const decisions =
     settings.log === undefined
@@ -263,7 +277,10 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const check: typeof checkNow =
     decisions === undefined ? checkNow : (protocol, req, url) => decisions.run(() => checkNow(protocol, req, url))
   const whoami = createWhoami({ core, rules, settings, trusted, cookies, router, signIns })
-  const forbidden = createForbiddenPage(checkNow, cookies)
+  // The page decides a refused request again to say why; the proxy's check of it was logged
+  // and counted already: this one is neither (one check, one log line, one count).
+  const recheck = createCheckHandler({ flow, rules, settings, trusted, cookies, signIns, router, now })
+  const forbidden = createForbiddenPage(recheck, cookies)
   const browser =
     signIns.size === 0 || cookies === undefined
       ? undefined

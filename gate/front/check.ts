@@ -144,7 +144,8 @@ export interface CheckDependencies {
   readonly signIns: GateSignIns
   /** With several services, which one a check's token goes to. */
   readonly router: ServiceRouter | undefined
-  readonly metrics: GateMetrics
+  /** Where checks are counted; `undefined`: not counted (the forbidden page's second look at a check already counted). */
+  readonly metrics?: GateMetrics | undefined
   readonly now: () => number
   /** Told of every check as it is answered (the decision log and the policy tests listen). */
   readonly observe?: ((record: CheckRecord) => void) | undefined
@@ -226,7 +227,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   }
 
   function counted(check: CheckSoFar | CheckInput, answer: Answer, reason: string, user = ''): Answer {
-    metrics.check(check.protocol, answer.status)
+    metrics?.check(check.protocol, answer.status)
     if (observe !== undefined) {
       const { protocol, req, original, rule, started } = check
       // The service the token went to: none when the check ended before its credentials were read.

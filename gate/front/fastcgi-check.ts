@@ -61,7 +61,11 @@ export function proxyRequestOf(request: FastCgiRequest): ProxyRequest {
   const target = params.get('REQUEST_URI')
   // The request line's target; an absolute-form one ("GET http://host/path") names a host of its own: not read.
   add('x-forwarded-uri', target?.startsWith('/') === true ? target : undefined)
-  for (const [header, param] of CLIENT_HEADERS) add(header, params.get(param))
+  for (const [header, param] of CLIENT_HEADERS) {
+    // mod_unique_id's id of this request (Apache's own, in its access log as %{UNIQUE_ID}e)
+    // is the decision log's requestId; a client's X-Request-Id only where Apache has none.
+    add(header, header === 'x-request-id' ? (params.get('UNIQUE_ID') ?? params.get(param)) : params.get(param))
+  }
   return { method: 'GET', headers, rawHeaders, socket: { remoteAddress: request.remoteAddress } }
 }
 
