@@ -4,7 +4,8 @@
  * `--test`, runs the policy tests; with `--explain "METHOD URL" --as USER`, prints the rule
  * that answers a request and the decision tree. Every problem of the configuration is
  * printed in one run, with its file, line, column and key; exit 1 for a configuration's
- * problems or a failed test, 2 only for a wrong command line.
+ * problems or a failed test, 2 only for a wrong command line. A start and a SIGHUP refuse a
+ * configuration whose policy tests fail, unless `--allow-failing-tests` (loudly) says otherwise.
  *
  * @module
  */

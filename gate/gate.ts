@@ -226,7 +226,9 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
 
 /**
  * Creates a gate from a configuration (the content of `gate.yaml`, parsed). Invalid
- * configurations throw a {@link GateConfigError} listing every problem.
+ * configurations throw a {@link GateConfigError} listing every problem. `carried` is what a
+ * gate takes over from the one it replaces (`startGateServer` hands its metrics to each
+ * gate a reload makes); without it, the gate has counters of its own.
  *
  * @example
  * ```ts
