@@ -4,7 +4,8 @@
  * `--test`, runs the policy tests; with `--explain "METHOD URL" --as USER`, prints the rule
  * that answers a request and the decision tree. Every problem of the configuration is
  * printed in one run, with its file, line, column and key; exit 1 for a configuration's
- * problems or a failed test, 2 only for a wrong command line.
+ * problems or a failed test, 2 only for a wrong command line. A start and a SIGHUP refuse a
+ * configuration whose policy tests fail, unless `--allow-failing-tests` (loudly) says otherwise.
  *
  * @module
  */
@@ -27,10 +28,12 @@ const OPTIONS = {
   explain: { type: 'string' },
   as: { type: 'string' },
   service: { type: 'string' },
+  'allow-failing-tests': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
-const HELP = `Usage: voot-guard gate --config FILE [--check | --test | --explain "METHOD URL" (--as USER | --token) [--service NAME]]
+const HELP = `Usage: voot-guard gate --config FILE [--allow-failing-tests]
+       voot-guard gate --config FILE (--check | --test | --explain "METHOD URL" (--as USER | --token) [--service NAME])
 
 Runs the gate: an authorization service that nginx (auth_request), ingress-nginx, Caddy
 (forward_auth), Traefik (forwardAuth), Envoy (ext_authz) or Apache httpd (mod_authnz_fcgi,
@@ -50,13 +53,18 @@ Options:
                       service (the token is never taken from the command line)
   --service NAME      ... signed in with that one of the configuration's "services"
                       (default: a bearer token, routed by their hosts, paths and issuers)
+  --allow-failing-tests
+                      an emergency exit: serve a configuration whose policy tests
+                      fail, at the start and on every SIGHUP, with a warning per
+                      failing test (without it, such a configuration is refused)
   -h, --help          show this help
 
 Exit codes: 0 valid, tests passed, or explained; 1 problems in the configuration or a
-failed test; 2 a wrong command line. Stops gracefully on SIGTERM or Ctrl-C: answers under
-way finish first. On SIGHUP it reads the file again: a valid configuration serves new
+failed test (a start refuses a configuration whose policy tests fail, naming each); 2 a
+wrong command line. Stops gracefully on SIGTERM or Ctrl-C: answers under way finish first.
+On SIGHUP it reads the file again: a valid configuration whose tests pass serves new
 requests (answers under way finish under the old one), a refused one is reported problem by
-problem and the running one kept.
+problem (each failing test too) and the running one kept.
 `
 
 function sortedByPlace(problems: readonly GateConfigProblem[]): GateConfigProblem[] {
@@ -165,6 +173,9 @@ export const gateCommand: Command = {
       if (modes > 1) throw new InvalidArgumentError('give one of --check, --test and --explain')
       if (values.explain === undefined && (values.as !== undefined || taken.bare))
         throw new InvalidArgumentError('--as and --token go with --explain')
+      const allowFailingTests = values['allow-failing-tests'] === true
+      if (modes > 0 && allowFailingTests)
+        throw new InvalidArgumentError('--allow-failing-tests goes with running the gate, not with --check, --test or --explain')
       if (values.explain !== undefined && (values.as === undefined) === !taken.bare)
         throw new InvalidArgumentError('--explain needs exactly one of --as USER (from the fixtures) and --token (VOOT_TOKEN)')
       const token = taken.bare ? tokenFromEnvironment(io.env) : undefined
@@ -179,7 +190,7 @@ export const gateCommand: Command = {
       }
       // Every problem in one run: the file's own (YAML, variables) and those of its checks.
       const problemsOf = async (read: LoadedGateConfig) =>
-        read.config === undefined ? read.problems : [...read.problems, ...read.place(await gate.checkGateConfig(read.config))]
+        read.config === undefined ? read.problems : [...read.problems, ...read.place(await gate.configProblems(read.config))]
       const problems = await problemsOf(loaded)
       if (problems.length > 0) return refuse(problems)
 
@@ -213,13 +224,19 @@ export const gateCommand: Command = {
           await runner.close()
         }
       }
-      // Started at once: the gate checks the configuration as it builds, and says every problem.
+      if (allowFailingTests) {
+        io.stderr.write(
+          'voot-guard gate: WARNING: --allow-failing-tests: a configuration whose policy tests fail is served, now and on every reload (SIGHUP); for emergencies only: restart without it as soon as the tests pass\n',
+        )
+      }
+      // Started at once: the gate checks the configuration as it builds, runs its policy tests, and says every problem.
       let running
       try {
         running = await gate.startGateServer(loaded.config as GateConfig, {
           signal: stopped,
           logger: { warn: (message: string) => io.stderr.write(`${message}\n`) },
           output: io,
+          allowFailingTests,
         })
       } catch (error) {
         if (error instanceof gate.GateConfigError) return refuse(loaded.place(error.problems))
@@ -233,6 +250,7 @@ export const gateCommand: Command = {
       // SIGHUP: the file read again; a valid one serves new requests, a refused one changes nothing.
       hangUp = () => {
         void (async () => {
+          if (allowFailingTests) io.stderr.write('voot-guard gate: WARNING: --allow-failing-tests is in force for this reload\n')
           const again = await gate.loadGateConfig(file, io.env)
           const found = [...(await problemsOf(again))]
           if (found.length === 0) {

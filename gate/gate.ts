@@ -20,7 +20,7 @@ import { readGateSettings } from './config/read.js'
 import type { CompiledRule, GateConfig, GateSettings } from './config/types.js'
 import { createDecisionLog, type DecisionLogOutput } from './ops/decision-log.js'
 import { createForbiddenPage } from './pages/forbidden.js'
-import { createGateMetrics } from './ops/metrics.js'
+import { createGateMetrics, type GateMetrics } from './ops/metrics.js'
 import { createWhoami } from './pages/whoami.js'
 import { createGateOAuth, type GateOAuth, type GateSignIns } from './session/oauth-clients.js'
 import { buildCheckFlow, closeResolvers, healthOf, refused, verifyResolvers } from './build-flow.js'
@@ -79,6 +79,20 @@ export interface GateOptions {
   readonly logger?: { warn(message: string): void }
   /** Where a decision log with `decisions: stdout` or `stderr` writes. Default: the process's streams. */
   readonly output?: DecisionLogOutput
+}
+
+/**
+ * What a gate takes over from the gate it replaces (`startGateServer`'s reload): the
+ * metrics' counters, so that a SIGHUP does not set them back to zero.
+ *
+ * @example
+ * ```ts
+ * const metrics = createGateMetrics()
+ * const next = createGate(config, options, { metrics })
+ * ```
+ */
+export interface GateCarried {
+  readonly metrics: GateMetrics
 }
 
 /** A configuration read and built, nothing connected yet. */
@@ -171,14 +185,13 @@ function signInsOf(problems: ProblemList, settings: GateSettings): GateSignIns {
 }
 
 /**
- * Checks a configuration without starting anything: the problems (empty when it is valid).
+ * The problems of a configuration, its policy tests left out (empty when the gate would
+ * build it): what the command's `--check` and `--test` report before running the tests
+ * with their own per-test output. Users call {@link checkGateConfig}, which runs them too.
  *
- * @example
- * ```ts
- * for (const problem of await checkGateConfig(config)) console.error(formatConfigProblem(problem))
- * ```
+ * @internal
  */
-export async function checkGateConfig(config: unknown): Promise<readonly GateConfigProblem[]> {
+export async function configProblems(config: unknown): Promise<readonly GateConfigProblem[]> {
   try {
     const built = buildGate(config, () => undefined)
     await closeResolvers(built.core)
@@ -222,7 +235,9 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
 
 /**
  * Creates a gate from a configuration (the content of `gate.yaml`, parsed). Invalid
- * configurations throw a {@link GateConfigError} listing every problem.
+ * configurations throw a {@link GateConfigError} listing every problem. `carried` is what a
+ * gate takes over from the one it replaces (`startGateServer` hands its metrics to each
+ * gate a reload makes); without it, the gate has counters of its own.
  *
  * @example
  * ```ts
@@ -239,7 +254,7 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
  * createServer(gate.listener).listen(4181, '127.0.0.1')
  * ```
  */
-export function createGate(config: GateConfig, options: GateOptions = {}): Gate {
+export function createGate(config: GateConfig, options: GateOptions = {}, carried?: GateCarried): Gate {
   const logger = options.logger ?? console
   const warn = (message: string) => logger.warn(message)
   let redis: RedisConnection | undefined
@@ -259,7 +274,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const { settings, flow, core, rules, signIns, router } = built
   const now = Date.now
   const trusted = createTrustCheck(settings.trustedProxies)
-  const metrics = createGateMetrics()
+  const metrics = carried?.metrics ?? createGateMetrics()
   const cookies = settings.cookie.secrets.length > 0 ? createSessionCookies(settings.cookie, now) : undefined
   const decisions =
     settings.log === undefined
@@ -272,8 +287,11 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const checkNow = createCheckHandler({ flow, rules, settings, trusted, cookies, signIns, router, metrics, now, observe })
   const check: typeof checkNow =
     decisions === undefined ? checkNow : (protocol, req, url) => decisions.run(() => checkNow(protocol, req, url))
-  const whoami = createWhoami({ core, rules, settings, trusted, cookies, router })
-  const forbidden = createForbiddenPage(checkNow, cookies)
+  const whoami = createWhoami({ core, rules, settings, trusted, cookies, router, signIns })
+  // The page decides a refused request again to say why; the proxy's check of it was logged
+  // and counted already: this one is neither (one check, one log line, one count).
+  const recheck = createCheckHandler({ flow, rules, settings, trusted, cookies, signIns, router, now })
+  const forbidden = createForbiddenPage(recheck, cookies)
   const browser =
     signIns.size === 0 || cookies === undefined
       ? undefined

@@ -21,7 +21,8 @@
  *
  * @module
  */
-export { createGate, checkGateConfig, type Gate, type GateOptions } from './gate.js'
+export { createGate, type Gate, type GateOptions } from './gate.js'
+export { checkGateConfig } from './policy-tests.js'
 export { loadGateConfig, type LoadedGateConfig } from './config/file.js'
 export { startGateServer, type GateServer, type GateServerOptions } from './server.js'
 export { formatConfigProblem, GateConfigError, type GateConfigPath, type GateConfigProblem } from './config/problem.js'

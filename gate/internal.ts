@@ -12,12 +12,13 @@
  * @module
  */
 export * from './index.js'
-export { buildGate, type Built } from './gate.js'
+export { buildGate, configProblems, type Built } from './gate.js'
 export type { CompiledRule, DecisionLogSettings, DecisionLogTarget, GateSettings } from './config/types.js'
 export type { GateServiceSettings, GateServicesSettings } from './config/service.js'
 export { parseRequestLine, type FixtureMembership, type PolicySettings, type PolicyTest, type RequestLine } from './config/policy-config.js'
 export {
   createPolicyRunner,
+  failingPolicyTests,
   type PolicyOutcome,
   type PolicyRequest,
   type PolicyRunner,

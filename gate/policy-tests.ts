@@ -13,9 +13,9 @@ import { errorDescriptionOf, type Answer } from './http/answer.js'
 import { createCheckHandler, type CheckHandler } from './front/check.js'
 import type { CompiledRule, GateSettings } from './config/types.js'
 import { createFixtureService } from './policy-tests/fixture-service.js'
-import { ProblemList } from './config/problem.js'
+import { ProblemList, type GateConfigProblem } from './config/problem.js'
 import { readGateSettings } from './config/read.js'
-import { buildGate, type Built } from './gate.js'
+import { buildGate, configProblems, type Built } from './gate.js'
 import { createGateMetrics } from './ops/metrics.js'
 import type { ProxyRequest } from './http/original-request.js'
 import type { PolicyTest } from './config/policy-config.js'
@@ -221,4 +221,57 @@ function addressOf(baseUrl: unknown): string {
   } catch {
     return 'http://127.0.0.1/'
   }
+}
+
+/**
+ * The policy tests of `config` that fail, each as a problem at its `tests[i]` (the test's
+ * title, what it expected and what the gate answered, and why): what a start, a reload and
+ * `--check` refuse. Empty when the configuration carries no tests or every one passes; a
+ * configuration the gate would refuse for its problems rejects with that `GateConfigError`.
+ *
+ * @example
+ * ```ts
+ * const failing = await failingPolicyTests(config)
+ * if (failing.length > 0) throw new GateConfigError(failing)
+ * ```
+ */
+export async function failingPolicyTests(config: unknown): Promise<GateConfigProblem[]> {
+  const tests = (config as { tests?: unknown } | null | undefined)?.tests
+  // No tests, nothing to build: a start or reload without tests costs nothing more.
+  if (!Array.isArray(tests) || tests.length === 0) return []
+  const runner = createPolicyRunner(config)
+  try {
+    const problems = new ProblemList()
+    for (const { test, ok, verdict } of await runner.runTests()) {
+      if (ok) continue
+      const wanted = test.rule === undefined ? test.expect : `${test.expect} by rule ${test.rule}`
+      const got = `${verdict.outcome} (${verdict.status}, ${verdict.rule === undefined ? 'no rule' : `rule ${verdict.rule}`})`
+      problems.add(
+        ['tests', test.number - 1],
+        `the policy test ${JSON.stringify(test.title)} fails: expected ${wanted}, got ${got}: ${verdict.reason}`,
+      )
+    }
+    return [...problems.items]
+  } finally {
+    await runner.close()
+  }
+}
+
+/**
+ * Checks a configuration without starting anything, as a start and a reload do: its
+ * problems, and when it has none, each of its policy tests that fails (at its `tests[i]`).
+ * Empty when the gate would serve it.
+ *
+ * Running the tests is part of the check, not a separate feature: a configuration whose own
+ * tests fail is not valid anywhere (a start and a reload refuse it too), so code that
+ * validates one before deploying it gets the same answer the gate will give.
+ *
+ * @example
+ * ```ts
+ * for (const problem of await checkGateConfig(config)) console.error(formatConfigProblem(problem))
+ * ```
+ */
+export async function checkGateConfig(config: unknown): Promise<readonly GateConfigProblem[]> {
+  const problems = await configProblems(config)
+  return problems.length > 0 ? problems : failingPolicyTests(config)
 }

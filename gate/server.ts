@@ -8,13 +8,20 @@
  * and, once it is built, hands it every new request; the old gate answers the requests it
  * has under way, then is released. A configuration that is refused changes nothing.
  *
+ * A configuration whose own policy tests fail is refused like one with problems, at the
+ * start and on every reload: the tests are the admin's statement of what the rules must do,
+ * and a rule that breaks one must not go live (`allowFailingTests` is the emergency exit).
+ *
  * @module
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createGate, type Gate, type GateOptions } from './gate.js'
+import { createGateMetrics } from './ops/metrics.js'
 import type { GateConfig } from './config/types.js'
 import { listenFastCgi, type FastCgiGate, type FastCgiListener } from './fastcgi-listener.js'
+import { formatConfigProblem, GateConfigError } from './config/problem.js'
+import { failingPolicyTests } from './policy-tests.js'
 
 /**
  * Options of {@link startGateServer}.
@@ -35,6 +42,14 @@ export interface GateServerOptions extends GateOptions {
   readonly port?: number
   /** Overrides `fastcgi.listen`'s port (`0`: any free port; for tests). */
   readonly fastcgiPort?: number
+  /**
+   * Serves a configuration whose policy tests fail, at the start and on every reload, with
+   * a warning per failing test through the logger: an emergency exit, never a habit.
+   * Default `false`: such a configuration is refused (a `GateConfigError` naming each
+   * failing test at its `tests[i]`) and, on reload, the running one kept. A configuration
+   * file cannot set it (`voot-guard gate --allow-failing-tests` on the command line does).
+   */
+  readonly allowFailingTests?: boolean
 }
 
 /**
@@ -61,8 +76,8 @@ export interface GateServer {
   close(): Promise<void>
   /**
    * Serves new requests under `config` from now on; requests under way finish under the old
-   * one. Rejects with a `GateConfigError` (every problem) and keeps the old configuration
-   * when the new one is refused. `listen` cannot change without a restart: a change is
+   * one. Rejects with a `GateConfigError` (every problem, or every failing policy test) and
+   * keeps the old configuration when the new one is refused. `listen` cannot change without a restart: a change is
    * reported through the logger and the address kept.
    */
   reload(config: GateConfig): Promise<void>
@@ -85,8 +100,30 @@ interface Generation {
 }
 
 /**
+ * Runs the configuration's policy tests: a failing one refuses it (a `GateConfigError`, as
+ * for a problem), unless `allowFailingTests`, which serves it and warns of each failure.
+ * A configuration with problems is left to `createGate`, which names every one of them.
+ */
+async function refuseFailingTests(config: GateConfig, options: GateServerOptions): Promise<void> {
+  let failing
+  try {
+    failing = await failingPolicyTests(config)
+  } catch (error) {
+    if (error instanceof GateConfigError) return
+    throw error
+  }
+  if (failing.length === 0) return
+  if (options.allowFailingTests !== true) throw new GateConfigError(failing)
+  const logger = options.logger ?? console
+  for (const problem of failing) {
+    logger.warn(`gate: WARNING: served although a policy test fails (allowFailingTests): ${formatConfigProblem(problem)}`)
+  }
+}
+
+/**
  * Creates a gate and listens on its `listen` address. Rejects with a `GateConfigError`
- * for an invalid configuration, or with the error of `listen` (an address in use).
+ * for an invalid configuration (a failing policy test among its problems, unless
+ * `allowFailingTests`), or with the error of `listen` (an address in use).
  *
  * @example
  * ```ts
@@ -94,7 +131,10 @@ interface Generation {
  * ```
  */
 export async function startGateServer(config: GateConfig, options: GateServerOptions = {}): Promise<GateServer> {
-  const gate = createGate(config, options)
+  await refuseFailingTests(config, options)
+  // The counters belong to the server: each gate a reload makes counts on where the last left off.
+  const carried = { metrics: createGateMetrics() }
+  const gate = createGate(config, options, carried)
   let current: Generation = { gate, inflight: 0, idle: undefined }
   // Each request is answered by the gate that was current when it came, to the end.
   const server = createServer({ keepAlive: true }, (req, res) => {
@@ -176,7 +216,9 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
     // One reload at a time, in the order asked.
     const done = reloading.then(async () => {
       if (stopping !== undefined) return
-      const fresh = createGate(next, options)
+      await refuseFailingTests(next, options)
+      if (stopping !== undefined) return
+      const fresh = createGate(next, options, carried)
       const { host: nextHost, port: nextPort } = fresh.settings.listen
       if (options.port === undefined && (nextHost !== host || nextPort !== port)) {
         ;(options.logger ?? console).warn(`gate: listen is now ${nextHost}:${nextPort}; it takes a restart (still on ${url})`)

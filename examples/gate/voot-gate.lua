@@ -10,16 +10,17 @@
 -- no setting for that; later ones have httpclient.retries), so a gate that hangs is answered
 -- after 4 times this.
 --
--- Allowed (200): the request goes on with the gate's X-Voot-User and X-Voot-Rule (a client's
--- own are removed first), and the variable txn.voot_gate is "allowed". Any other answer goes
--- to the client: a browser's 302 to sign in, 401 with WWW-Authenticate, 403 (a browser's
--- with the gate's page saying what the request needed, as nginx's error_page 403 shows it),
+-- Allowed (200): the request goes on with the gate's X-Voot-User, X-Voot-Rule and
+-- X-Voot-Service (a client's own are removed first), and the variable txn.voot_gate is
+-- "allowed". Any other answer goes to the client: a browser's 302 to sign in, 401 with
+-- WWW-Authenticate, 403 (a browser's with the gate's page saying what the request needed,
+-- as nginx's error_page 403 shows it),
 -- 503 with Retry-After. A gate that cannot be reached, or answers anything else, is a 503: never let
 -- through. The config denies whatever this action did not allow (a Lua error ends an action
 -- without an answer, and HAProxy goes on with the next rule).
 
--- The gate's `headers` (user, rule); add the token header's name when `headers.token` is on.
-local PASSED = { "x-voot-user", "x-voot-rule" }
+-- The gate's `headers` (user, rule, service); add the token header's name when `headers.token` is on.
+local PASSED = { "x-voot-user", "x-voot-rule", "x-voot-service" }
 -- What the gate reads of the client's request besides X-Original-URL and -Method.
 local ASKED = { "authorization", "cookie", "accept", "x-request-id" }
 -- What of the gate's refusal reaches the client (never its cookies or anything else).

@@ -24,7 +24,7 @@ const TOP_KEYS = [
 ] // prettier-ignore
 const COOKIE_KEYS = ['name', 'secrets', 'maxAge']
 const REDIS_KEYS = ['url', 'secret', 'prefix']
-const HEADER_KEYS = ['user', 'rule', 'token']
+const HEADER_KEYS = ['user', 'rule', 'service', 'token']
 const LOG_KEYS = ['decisions', 'allowed', 'user']
 const RULE_KEYS = ['id', 'host', 'path', 'methods', 'allow', 'require']
 const REQUIRE_KEYS = ['group', 'anyOf', 'allOf', 'groupOfType', 'role', 'service']
@@ -309,6 +309,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
   const headers = {
     user: headerName('user', 'X-Voot-User'),
     rule: headerName('rule', 'X-Voot-Rule'),
+    service: headerName('service', 'X-Voot-Service'),
     token: tokenIn === true ? 'X-Voot-Token' : typeof tokenIn === 'string' ? tokenIn : undefined,
   }
 

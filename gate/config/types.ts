@@ -106,8 +106,13 @@ export interface GateConfig {
    * Default: `true` when any rule has a `host`, else `false`.
    */
   readonly strictHosts?: boolean
-  /** Names of the headers sent to the app; `token: true` also passes the access token. */
-  readonly headers?: { readonly user?: string; readonly rule?: string; readonly token?: boolean | string }
+  /**
+   * Names of the headers sent to the app: `user` (default `X-Voot-User`), `rule` (default
+   * `X-Voot-Rule`), `service` (default `X-Voot-Service`: the group service the user came
+   * with, by its name under `services`; empty with one service or when unknown, since each
+   * provider's `sub` is its own namespace); `token: true` also passes the access token.
+   */
+  readonly headers?: { readonly user?: string; readonly rule?: string; readonly service?: string; readonly token?: boolean | string }
   /**
    * The decision log: `decisions` (`stdout`, `stderr` or a file's path), `allowed` (`all`, the
    * default; `none`; or a fraction: which allowed checks are written, denials and errors always
@@ -187,7 +192,7 @@ export interface GateSettings {
   readonly redirectHosts: readonly string[]
   /** Whether a request to a host no rule nor `redirectHosts` names is refused (see {@link GateConfig.strictHosts}). */
   readonly strictHosts: boolean
-  readonly headers: { readonly user: string; readonly rule: string; readonly token: string | undefined }
+  readonly headers: { readonly user: string; readonly rule: string; readonly service: string; readonly token: string | undefined }
   /** The decision log; `undefined`: none. */
   readonly log: DecisionLogSettings | undefined
   readonly rules: readonly GateRule[]

@@ -19,7 +19,7 @@ import {
   type HttpErrorAnswer,
   type Refusal,
 } from '../../src/adapter-kit.js'
-import { fromContract, type Answer } from '../http/answer.js'
+import { fromContract, jsonAnswer, type Answer } from '../http/answer.js'
 import type { CompiledRule, GateSettings } from '../config/types.js'
 import type { CheckRecord } from '../ops/check-record.js'
 import type { GateMetrics } from '../ops/metrics.js'
@@ -57,6 +57,12 @@ interface CheckInput extends CheckSoFar {
    */
   token: string | undefined
   service: string | undefined
+  /**
+   * Set when the bearer token goes to no service: its host and path are routed to none of
+   * the gate's and it names no issuer of theirs. It was sent nowhere and not judged, so it
+   * is not answered as an invalid one.
+   */
+  unrouted: boolean
 }
 
 /** How a check handler answers an allowed check and a refused one; handed to the flow with each check. */
@@ -94,7 +100,13 @@ function checkToken(input: CheckInput, router: ServiceRouter | undefined): Found
     const service = router?.bearer(input.original.host, input.path, token)
     input.token = token
     input.service = service
-    return router === undefined ? token : { token, service }
+    if (router === undefined) return token
+    if (service === undefined) {
+      input.unrouted = true
+      // Stops the flow before any call; the check answers it with its own code (`no_service`).
+      throw new InvalidTokenError('The token goes to no group service')
+    }
+    return { token, service }
   }
   const { accessToken: token, expiresAt, service } = session
   input.token = token
@@ -132,7 +144,8 @@ export interface CheckDependencies {
   readonly signIns: GateSignIns
   /** With several services, which one a check's token goes to. */
   readonly router: ServiceRouter | undefined
-  readonly metrics: GateMetrics
+  /** Where checks are counted; `undefined`: not counted (the forbidden page's second look at a check already counted). */
+  readonly metrics?: GateMetrics | undefined
   readonly now: () => number
   /** Told of every check as it is answered (the decision log and the policy tests listen). */
   readonly observe?: ((record: CheckRecord) => void) | undefined
@@ -167,12 +180,30 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   const HOST_MISMATCH_ANSWER = fromContract(
     contract(new ForbiddenError('The request names another host than the one the proxy routed it by')),
   )
+  // A good token sent where no service is routed: not `invalid_token` (a client would throw the
+  // token away), and no `error` in the challenge: the token was not judged.
+  const NO_SERVICE_ANSWER = jsonAnswer(
+    401,
+    {
+      error: 'no_service',
+      error_description:
+        'This host is routed to no group service of the gate, and the token names none: it was sent to none and not judged',
+    },
+    { 'www-authenticate': realm },
+  )
   const userHeader = settings.headers.user.toLowerCase()
   const ruleHeader = settings.headers.rule.toLowerCase()
+  const serviceHeader = settings.headers.service.toLowerCase()
   const tokenHeader = settings.headers.token?.toLowerCase()
 
-  function allowed(rule: CompiledRule, user: string, token: string | undefined): Answer {
-    const headers: Record<string, string> = { [userHeader]: user, [ruleHeader]: rule.id, 'cache-control': 'no-store' }
+  /** `service`: the group service the user came with (several services), so that the app tells a Feide alice from a SURFconext one. */
+  function allowed(rule: CompiledRule, user: string, token: string | undefined, service = ''): Answer {
+    const headers: Record<string, string> = {
+      [userHeader]: user,
+      [ruleHeader]: rule.id,
+      [serviceHeader]: service,
+      'cache-control': 'no-store',
+    }
     if (tokenHeader !== undefined) headers[tokenHeader] = token ?? ''
     return { status: 200, headers }
   }
@@ -196,7 +227,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
   }
 
   function counted(check: CheckSoFar | CheckInput, answer: Answer, reason: string, user = ''): Answer {
-    metrics.check(check.protocol, answer.status)
+    metrics?.check(check.protocol, answer.status)
     if (observe !== undefined) {
       const { protocol, req, original, rule, started } = check
       // The service the token went to: none when the check ended before its credentials were read.
@@ -247,16 +278,19 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     allowed(input) {
       // Allowed, so the flow read the credentials: the token is the one it decided on.
       const { protocol, rule, token } = input
+      const service = input.service ?? ''
       const user = userOf(input)
-      if (typeof user === 'string') return counted(input, allowed(rule, user, token), 'allowed', user)
+      if (typeof user === 'string') return counted(input, allowed(rule, user, token, service), 'allowed', user)
       return user.then(
-        (sub) => counted(input, allowed(rule, sub, token), 'allowed', sub),
+        (sub) => counted(input, allowed(rule, sub, token, service), 'allowed', sub),
         (error: unknown) =>
           counted(input, refused(protocol, userinfoFailure(error), input.req, input.original), `userinfo_${reasonOf(error)}`),
       )
     },
     refused: (input, { error, answer }) =>
-      counted(input, refused(input.protocol, answer, input.req, input.original), reasonOf(error), input.session?.sub),
+      input.unrouted
+        ? counted(input, NO_SERVICE_ANSWER, 'no_service')
+        : counted(input, refused(input.protocol, answer, input.req, input.original), reasonOf(error), input.session?.sub),
   }
 
   // Each rule's step, made once (the flow validates its requirement again, from memory).
@@ -301,7 +335,19 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
       }
     }
     // The step's promise settles with the answer (a promise of one is followed through).
-    const input: CheckInput = { protocol, req, started, original, rule, path, authorization, session, token: undefined, service: undefined }
+    const input: CheckInput = {
+      protocol,
+      req,
+      started,
+      original,
+      rule,
+      path,
+      authorization,
+      session,
+      token: undefined,
+      service: undefined,
+      unrouted: false,
+    }
     return step(input, answers, undefined) as CheckResult
   }
 }

@@ -61,7 +61,11 @@ export function proxyRequestOf(request: FastCgiRequest): ProxyRequest {
   const target = params.get('REQUEST_URI')
   // The request line's target; an absolute-form one ("GET http://host/path") names a host of its own: not read.
   add('x-forwarded-uri', target?.startsWith('/') === true ? target : undefined)
-  for (const [header, param] of CLIENT_HEADERS) add(header, params.get(param))
+  for (const [header, param] of CLIENT_HEADERS) {
+    // mod_unique_id's id of this request (Apache's own, in its access log as %{UNIQUE_ID}e)
+    // is the decision log's requestId; a client's X-Request-Id only where Apache has none.
+    add(header, header === 'x-request-id' ? (params.get('UNIQUE_ID') ?? params.get(param)) : params.get(param))
+  }
   return { method: 'GET', headers, rawHeaders, socket: { remoteAddress: request.remoteAddress } }
 }
 
@@ -84,7 +88,8 @@ function authorityOf(name: string | undefined, port: string | undefined, scheme:
  */
 export function fastCgiAnswerOf(answer: Answer, settings: GateSettings): FastCgiAnswer | undefined {
   const lines = [`Status: ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`.trimEnd()]
-  const forApp = new Set([settings.headers.user, settings.headers.rule, settings.headers.token].map((name) => name?.toLowerCase()))
+  const { user, rule, service, token } = settings.headers
+  const forApp = new Set([user, rule, service, token].map((name) => name?.toLowerCase()))
   for (const name in answer.headers) {
     const value = answer.headers[name] as string | readonly string[]
     const values = typeof value === 'string' ? [value] : value

@@ -27,6 +27,7 @@ export interface CheckRecord {
   /**
    * Why, as a code: `allowed`, `anyone`; a denial's reason (`not_member`, `role_too_low`,
    * `inactive`, ...); `no_rule`, `ambiguous_path`, `unknown_host`, `host_mismatch`; `untrusted_peer`, `no_original_request`;
+   * `no_service` (a bearer token for a host no group service is routed to, sent nowhere);
    * `no_credentials`, `session_expired`; or the error's code (`ERR_TOKEN_INVALID`,
    * `ERR_UPSTREAM_TIMEOUT`, ...).
    */

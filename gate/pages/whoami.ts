@@ -16,6 +16,7 @@ import type { CompiledRule, GateSettings } from '../config/types.js'
 import { escapeHtml, htmlPage, pageLinks, wantsHtml } from './page-html.js'
 import { hostMatches, isKnownHost } from '../policy/rules.js'
 import { isServiceOfGate, type ServiceRouter } from '../policy/service-route.js'
+import type { GateSignIns } from '../session/oauth-clients.js'
 import type { SessionCookies } from '../session/session.js'
 import type { TrustCheck } from '../http/trusted-proxies.js'
 
@@ -41,6 +42,11 @@ export interface WhoamiDependencies {
   readonly cookies: SessionCookies | undefined
   /** With several group services: which one a token goes to, and what they are called. */
   readonly router?: ServiceRouter | undefined
+  /**
+   * The sign-ins (`oauth`): a bearer token's user is its userinfo `sub`, as the check sends
+   * it to the app, so that whoami and the app's `X-Voot-User` give one answer.
+   */
+  readonly signIns?: GateSignIns | undefined
 }
 
 const OUTCOME_WORDS: Readonly<Record<WhoamiRule['outcome'], string>> = {
@@ -60,7 +66,15 @@ export function requirementWords(rule: CompiledRule, generic: boolean): string {
 
 /** Creates the whoami endpoint. */
 export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) => Promise<Answer> {
-  const { core, rules, settings, trusted, cookies, router } = deps
+  const { core, rules, settings, trusted, cookies, router, signIns } = deps
+
+  /** A bearer token's user, as the check finds it (the same cached userinfo); empty when unknown. */
+  async function bearerUser(token: string, service: string | undefined): Promise<string> {
+    if (router !== undefined && service === undefined) return ''
+    const oauth = signIns?.get(service)
+    if (oauth === undefined) return ''
+    return oauth.subjectOf(token).catch(() => '')
+  }
   const generic = settings.service['denials'] === 'generic'
   // What each rule matches and needs, in words: made once, not per request.
   const worded = rules.map((rule) => ({
@@ -114,6 +128,7 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
       } catch {
         token = undefined
       }
+      if (token !== undefined) user = await bearerUser(token, service)
     } else {
       const session = cookies?.readSession(req.headers.cookie, origin)
       // As the check: a session of a service the gate does not have is no session.
@@ -143,7 +158,9 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
       credentials === 'session'
         ? `You are signed in as <strong>${escapeHtml(user)}</strong>${through}.`
         : credentials === 'bearer'
-          ? 'You are using an access token (a bearer token); the gate does not know its user by name.'
+          ? user === ''
+            ? 'You are using an access token (a bearer token); the gate does not know its user by name.'
+            : `You are using an access token (a bearer token) of <strong>${escapeHtml(user)}</strong>${through}.`
           : `You are not signed in. <a href="/_gate/signin?rd=%2F_gate%2Fwhoami">Sign in</a>`
     const items = described
       .map((rule) => {

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Emulator } from '../../testing/index.js'
-import type { GateServer } from '../../gate/index.js'
+import { startGateServer, type GateServer } from '../../gate/index.js'
 import { APACHE, apacheLog, startApache } from './support/apache.js'
 import { gatePort, startGateEmulator, startTestGate, testGateConfig } from './support/gate-harness.js'
 import { needBinary, startEchoApp, type RunningProxy } from './support/proxies.js'
@@ -178,6 +178,12 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
         // mod_authnz_fcgi's 500, turned into the snippet's 503 by its ErrorDocument.
         expect(answer.status, method).toBe(503)
         expect(answer.headers['retry-after'], method).toBe('5')
+        // Once: the page's own, not also the one the app's answers get.
+        expect(
+          (answer.rawHeaders ?? []).filter((name, at) => at % 2 === 0 && name.toLowerCase() === 'cache-control'),
+          method,
+        ).toEqual(['Cache-Control'])
+        expect(answer.headers['cache-control'], method).toBe('no-store')
       }
       expect(app.seen.length).toBe(before)
     } finally {
@@ -187,7 +193,7 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
 
   it('lets anyone through a public rule, and a client-sent identity header never reaches the app', async (ctx) => {
     needBinary(ctx, APACHE)
-    const spoof = { 'x-voot-user': 'mallory', 'x-voot-rule': 'admin' }
+    const spoof = { 'x-voot-user': 'mallory', 'x-voot-rule': 'admin', 'x-voot-service': 'surf' }
     const open = await send(apache!.url, '/public/page', { headers: spoof })
     await expectStatus(open, 200)
     expect(appSaw(open).headers['x-voot-user'] ?? '').toBe('')
@@ -195,6 +201,9 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
     const signed = await send(apache!.url, '/admin/page', { headers: { ...spoof, ...bearer(emulator.issueToken('alice')) } })
     await expectStatus(signed, 200)
     expect(appSaw(signed).headers['x-voot-user']).toBe('alice')
+    // One group service: the service is empty, and a client's own copy never reaches the app.
+    expect(appSaw(signed).headers['x-voot-service'] ?? '').toBe('')
+    expect(appSaw(open).headers['x-voot-service'] ?? '').toBe('')
   })
 
   it('gives a CGI script inside Apache the user, never a client-sent one, also behind a RewriteRule', async (ctx) => {
@@ -286,5 +295,39 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
     const page = await send(apache!.url, '/_gate_forbidden', { headers: { ...bearer(emulator.issueToken('bob')), accept: 'text/html' } })
     expect(page.status).toBe(403)
     expect(page.body).not.toContain('You do not have access')
+  })
+})
+
+describe('Apache httpd: one check, one log line', () => {
+  it("writes one decision-log line and one count for a refused browser's request and its forbidden page, with Apache's UNIQUE_ID", async (ctx) => {
+    needBinary(ctx, APACHE)
+    const lines: string[] = []
+    const output = { stdout: { write: (text: string) => lines.push(text) }, stderr: { write: () => true } }
+    const logged = await startGateServer(testGateConfig(emulator, { fastcgi: { listen: '127.0.0.1:0' }, log: { decisions: 'stdout' } }), {
+      logger: { warn: () => {} },
+      output,
+      port: 0,
+      fastcgiPort: 0,
+    })
+    const ownApache = await startFor(logged, app.port)
+    try {
+      // A browser with a token (bob, not an admin): the 403, then Apache's ErrorDocument asks the gate's page.
+      const answer = await send(ownApache.url, '/admin/reports', {
+        headers: { ...bearer(emulator.issueToken('bob')), accept: 'text/html', 'x-request-id': 'chosen-by-the-client' },
+      })
+      await expectStatus(answer, 403)
+      expect(answer.body).toContain('You do not have access to this page')
+      const decisions = lines.map((line) => JSON.parse(line) as { protocol: string; outcome: string; requestId: string | null })
+      expect(decisions.map(({ protocol, outcome }) => [protocol, outcome])).toEqual([['fastcgi', 'deny']])
+      // mod_unique_id's id of the request, not the client's.
+      expect(decisions[0]?.requestId).toMatch(/^[A-Za-z0-9@_-]{19,}$/)
+      expect(decisions[0]?.requestId).not.toBe('chosen-by-the-client')
+      const metrics = (await send(logged.url, '/_gate/metrics')).body
+      expect(metrics).toContain('voot_gate_checks_total{endpoint="fastcgi",status="403"} 1\n')
+      expect(metrics).not.toContain('endpoint="forward-auth"')
+    } finally {
+      await ownApache.stop()
+      await logged.close()
+    }
   })
 })

@@ -77,7 +77,7 @@ describe('Caddy forward_auth in front of a plain app', () => {
 
   it('a client-sent identity header never reaches the app', async (ctx) => {
     needBinary(ctx, CADDY)
-    const spoof = { 'x-voot-user': 'mallory', 'x-voot-rule': 'admin' }
+    const spoof = { 'x-voot-user': 'mallory', 'x-voot-rule': 'admin', 'x-voot-service': 'surf' }
     const open = await send(caddy!.url, '/public/page', { headers: spoof })
     expect(open.status).toBe(200)
     expect(appSaw(open).headers['x-voot-user'] ?? '').toBe('')
@@ -85,6 +85,9 @@ describe('Caddy forward_auth in front of a plain app', () => {
     const signed = await send(caddy!.url, '/admin/page', { headers: { ...spoof, ...bearer(emulator.issueToken('alice')) } })
     expect(signed.status).toBe(200)
     expect(appSaw(signed).headers['x-voot-user']).toBe('alice')
+    // One group service: the service is empty, and a client's own copy never reaches the app.
+    expect(appSaw(signed).headers['x-voot-service'] ?? '').toBe('')
+    expect(appSaw(open).headers['x-voot-service'] ?? '').toBe('')
   })
 
   it('ignores client-sent X-Forwarded-* headers: Caddy sets its own', async (ctx) => {

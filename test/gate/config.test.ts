@@ -90,6 +90,21 @@ rules:
     expect(result.stderr).toContain(`${result.file}:8:5: rules[1].allow: must be "anyone" or "signed-in" (did you mean "signed-in"?)`)
   })
 
+  it('names a header that is not a header name, headers.service among them', async () => {
+    const text = `service:
+  baseUrl: https://groups-api.example.org/groups
+headers:
+  service: "X Voot Service"
+  servce: X-Voot-Service
+rules:
+  - allow: signed-in
+`
+    const result = await check('headers.yaml', text)
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`${result.file}:4:3: headers.service: must be an HTTP header name`)
+    expect(result.stderr).toContain(`${result.file}:5:3: headers.servce: unknown key (did you mean "service"?)`)
+  })
+
   it('checks requirements with the guard core: an unknown role is refused at its rule', async () => {
     const text = `service:
   baseUrl: https://groups-api.example.org/groups

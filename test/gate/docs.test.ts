@@ -51,7 +51,7 @@ describe('docs/gate.md', () => {
   it('points Traefik and Envoy at the endpoints the protocol tests call, with a 503 on error', async () => {
     const yaml = fenced(await read('docs/gate.md'), 'yaml').join('\n')
     expect(yaml).toContain('address: http://127.0.0.1:4181/_gate/forward-auth')
-    expect(yaml).toContain('authResponseHeaders: [X-Voot-User, X-Voot-Rule]')
+    expect(yaml).toContain('authResponseHeaders: [X-Voot-User, X-Voot-Rule, X-Voot-Service]')
     expect(yaml).toContain('trustForwardHeader: false')
     expect(yaml).toContain('path_prefix: /_gate/ext-authz')
     expect(yaml).toContain('status_on_error: { code: ServiceUnavailable }')

@@ -382,7 +382,7 @@ describe('the gate with a FastCGI listener', () => {
 
   it('decides on the params: a member, a non-member, no token, a browser, a client’s own X-Forwarded-Uri ignored', async () => {
     expect(await ask({ HTTP_AUTHORIZATION: `Bearer ${emulator.issueToken('alice')}` })).toBe(
-      'Status: 200 OK\r\nVariable-X_VOOT_USER: alice\r\nVariable-X_VOOT_RULE: admin\r\n\r\n',
+      'Status: 200 OK\r\nVariable-X_VOOT_USER: alice\r\nVariable-X_VOOT_RULE: admin\r\nVariable-X_VOOT_SERVICE: \r\n\r\n',
     )
     expect(await ask({ HTTP_AUTHORIZATION: `Bearer ${emulator.issueToken('bob')}` })).toMatch(/^Status: 403 Forbidden\r\n/)
     expect(await ask({ HTTP_ACCEPT: 'application/json' })).toMatch(

@@ -115,7 +115,7 @@ describe('nginx auth_request in front of a plain app', () => {
 
   it('lets anyone through a public rule, and a client-sent identity header never reaches the app', async (ctx) => {
     needBinary(ctx, NGINX)
-    const spoof = { 'x-voot-user': 'mallory', 'x-voot-rule': 'admin' }
+    const spoof = { 'x-voot-user': 'mallory', 'x-voot-rule': 'admin', 'x-voot-service': 'surf' }
     const open = await send(nginx!.url, '/public/page', { headers: spoof })
     expect(open.status).toBe(200)
     expect(appSaw(open).headers['x-voot-user']).toBeUndefined()
@@ -123,6 +123,9 @@ describe('nginx auth_request in front of a plain app', () => {
     const signed = await send(nginx!.url, '/admin/page', { headers: { ...spoof, ...bearer(emulator.issueToken('alice')) } })
     expect(signed.status).toBe(200)
     expect(appSaw(signed).headers['x-voot-user']).toBe('alice')
+    // One group service: the service is empty, and a client's own copy never reaches the app.
+    expect(appSaw(signed).headers['x-voot-service'] ?? '').toBe('')
+    expect(appSaw(open).headers['x-voot-service'] ?? '').toBe('')
   })
 
   it.for([

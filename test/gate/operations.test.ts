@@ -135,6 +135,34 @@ describe('the decision log', () => {
   })
 })
 
+describe('the metrics across a reload', () => {
+  it('keep counting where they were: checks and sign-ins are not set back to zero', async () => {
+    const running = await startTestGate(testGateConfig(emulator))
+    try {
+      const bob = { authorization: `Bearer ${emulator.issueToken('bob')}` }
+      expect((await ask(running.url, '/admin/x', bob)).status).toBe(403)
+      const origin = { 'x-forwarded-host': 'app.example.org', 'x-forwarded-proto': 'https' }
+      expect((await send(running.url, '/_gate/signin?rd=%2F', { headers: origin })).status).toBe(302)
+      const series = async () =>
+        (await send(running.url, '/_gate/metrics')).body.split('\n').filter((line) => /^voot_gate_(checks|signins)_total\{/.test(line))
+      const before = await series()
+      expect(before).toEqual([
+        'voot_gate_checks_total{endpoint="auth-request",status="403"} 1',
+        'voot_gate_signins_total{outcome="started"} 1',
+      ])
+      await running.reload(testGateConfig(emulator))
+      expect(await series()).toEqual(before)
+      expect((await ask(running.url, '/admin/x', bob)).status).toBe(403)
+      expect(await series()).toEqual([
+        'voot_gate_checks_total{endpoint="auth-request",status="403"} 2',
+        'voot_gate_signins_total{outcome="started"} 1',
+      ])
+    } finally {
+      await running.close()
+    }
+  })
+})
+
 describe('voot-guard gate on SIGHUP', () => {
   let child: ChildProcess | undefined
   afterAll(() => {

@@ -162,6 +162,24 @@ describe.each(['nginx', 'caddy', 'haproxy', 'apache'] as const)('pages through %
 })
 
 describe('whoami as JSON', () => {
+  it("names a bearer token's user as the app hears it: the userinfo sub, one answer for both", async () => {
+    const headers = { 'x-forwarded-host': 'app.example.org', 'x-forwarded-proto': 'https', accept: 'application/json' }
+    const alice = bearer('alice')
+    const check = await send(gate.url, '/_gate/forward-auth', {
+      headers: { ...headers, 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/admin/x', ...alice },
+    })
+    expect(check.status).toBe(200)
+    expect(check.headers['x-voot-user']).toBe('alice')
+    const json = JSON.parse((await send(gate.url, '/_gate/whoami', { headers: { ...headers, ...alice } })).body) as {
+      user: string
+      credentials: string
+    }
+    expect(json).toMatchObject({ user: 'alice', credentials: 'bearer' })
+    const html = await send(gate.url, '/_gate/whoami', { headers: { ...headers, accept: 'text/html', ...alice } })
+    expect(html.body).toContain('You are using an access token (a bearer token) of <strong>alice</strong>.')
+    expect(html.body).not.toContain('does not know its user')
+  })
+
   it('says for a bearer token which rules of the host it passes, and "unknown" while the group service fails', async () => {
     const headers = { 'x-forwarded-host': 'app.example.org', 'x-forwarded-proto': 'https', accept: 'application/json' }
     const ok = await send(gate.url, '/_gate/whoami', { headers: { ...headers, ...bearer('alice') } })

@@ -40,7 +40,9 @@ beforeAll(async () => {
   gate = await startTestGate(testGateConfig(emulator, { rules }))
   // redirectHosts names its own address: strictHosts would refuse a sign-in there otherwise.
   distrustful = await startTestGate(testGateConfig(emulator, { rules, trustedProxies: ['10.0.0.0/8'], redirectHosts: ['127.0.0.1'] }))
-  passing = await startTestGate(testGateConfig(emulator, { rules, headers: { user: 'Remote-User', token: true } }))
+  passing = await startTestGate(
+    testGateConfig(emulator, { rules, headers: { user: 'Remote-User', service: 'Remote-Service', token: true } }),
+  )
 }, 30_000)
 
 afterAll(async () => {
@@ -216,6 +218,9 @@ describe('headers', () => {
     expect(allowed.headers['remote-user']).toBe('alice')
     expect(allowed.headers['x-voot-user']).toBeUndefined()
     expect(allowed.headers['x-voot-token']).toBe(token)
+    // One group service: the service header is sent, empty, under its configured name.
+    expect(allowed.headers['remote-service']).toBe('')
+    expect(allowed.headers['x-voot-service']).toBeUndefined()
     const open = await send(passing.url, '/_gate/forward-auth', { headers: traefik('/public/x', 'GET', 'app.example.org', bearer(token)) })
     expect(open.headers['remote-user']).toBe('')
     expect(open.headers['x-voot-token']).toBe('')

@@ -207,6 +207,50 @@ describe('one gate, two group services', () => {
     expect(Object.keys(body.groupService)).toEqual(['feide', 'surf'])
   })
 
+  it('tells the app which service the user came with (X-Voot-Service): a Feide alice is not a SURFconext alice', async () => {
+    const heard = async (host: string, token: string) => {
+      const answer = await request(`${base}/_gate/forward-auth`, {
+        headers: {
+          'x-forwarded-method': 'GET',
+          'x-forwarded-proto': 'http',
+          'x-forwarded-host': host,
+          'x-forwarded-uri': '/board/',
+          authorization: `Bearer ${token}`,
+        },
+      })
+      await answer.body.dump()
+      return [answer.statusCode, answer.headers['x-voot-user'], answer.headers['x-voot-service']]
+    }
+    expect(await heard('no.app.test', feide.issueToken('alice'))).toEqual([200, 'alice', 'feide'])
+    expect(await heard('nl.app.test', surf.issueToken('alice'))).toEqual([200, 'alice', 'surf'])
+  })
+
+  it('answers a good token sent to a host no service is routed to with its own code, not invalid_token, without a call', async () => {
+    logged.length = 0
+    const before = proxies.feide.received.length + proxies.surf.received.length
+    const answer = await request(`${base}/_gate/forward-auth`, {
+      headers: {
+        'x-forwarded-method': 'GET',
+        'x-forwarded-proto': 'http',
+        'x-forwarded-host': 'other.app.test',
+        'x-forwarded-uri': '/board/',
+        accept: 'application/json',
+        authorization: `Bearer ${feide.issueToken('alice')}`,
+      },
+    })
+    expect(answer.statusCode).toBe(401)
+    // No `error` in the challenge: the token was not judged, and a client must not throw it away.
+    expect(answer.headers['www-authenticate']).toBe('Bearer realm="voot-gate"')
+    expect(await answer.body.json()).toEqual({
+      error: 'no_service',
+      error_description:
+        'This host is routed to no group service of the gate, and the token names none: it was sent to none and not judged',
+    })
+    expect(proxies.feide.received.length + proxies.surf.received.length).toBe(before)
+    const [line] = logged.map((text) => JSON.parse(text) as { outcome: string; reason: string; service: string | null })
+    expect(line).toMatchObject({ outcome: 'signin', reason: 'no_service', service: null })
+  })
+
   it('writes the service each token went to in the decision log', async () => {
     logged.length = 0
     await check('no.app.test', '/board/', { token: feide.issueToken('erin') })

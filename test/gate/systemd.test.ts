@@ -49,6 +49,9 @@ describe('examples/gate/voot-gate.service', () => {
       expect(stderr).toContain('/etc/voot-gate/gate.yaml: (file): no such file')
     }
     expect(text).toContain('ExecReload=/bin/kill -HUP $MAINPID')
+    // A reload must not serve a configuration whose policy tests fail: the gate refuses one
+    // unless its command line allows it, so no command of the unit may.
+    expect(text.split('\n').filter((line) => line.startsWith('Exec') && line.includes('--allow-failing-tests'))).toEqual([])
     for (const option of ['DynamicUser=yes', 'ProtectSystem=strict', 'NoNewPrivileges=yes', 'CapabilityBoundingSet='])
       expect(text).toContain(option)
   })

@@ -19,10 +19,10 @@ export interface ApacheAddresses extends ProxyAddresses {
   readonly fastcgiPort: number
 }
 
-/** The modules the example needs (a2enmod authnz_fcgi headers proxy proxy_http alias asis rewrite), and CGI for the app inside. */
+/** The modules the example needs (a2enmod authnz_fcgi headers proxy proxy_http alias asis rewrite unique_id), and CGI for the app inside. */
 const MODULE_NAMES = [
   'mpm_prefork', 'authn_core', 'authz_core', 'authz_user', 'authnz_fcgi', 'headers', 'proxy', 'proxy_http', 'alias',
-  'asis', 'cgi', 'rewrite', 'mime',
+  'asis', 'rewrite', 'unique_id', 'cgi', 'mime',
 ] // prettier-ignore
 
 /** A CGI script: the app that runs inside Apache. It prints what it was given, `-` for what it was not. */

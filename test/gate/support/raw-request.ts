@@ -8,6 +8,8 @@ import { connect } from 'node:net'
 export interface RawAnswer {
   readonly status: number
   readonly headers: Record<string, string | string[] | undefined>
+  /** The headers as received, names and values in turn (`send` only): a repeated header shows twice. */
+  readonly rawHeaders?: readonly string[]
   readonly body: string
 }
 
@@ -32,7 +34,7 @@ export function send(
         let body = ''
         res.setEncoding('utf8')
         res.on('data', (chunk: string) => (body += chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body }))
         res.on('error', reject)
       },
     )
