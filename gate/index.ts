@@ -25,7 +25,16 @@ export { createGate, checkGateConfig, type Gate, type GateOptions } from './gate
 export { loadGateConfig, type LoadedGateConfig } from './config/file.js'
 export { startGateServer, type GateServer, type GateServerOptions } from './server.js'
 export { formatConfigProblem, GateConfigError, type GateConfigPath, type GateConfigProblem } from './config/problem.js'
-export type { CompiledRule, GateConfig, GateDuration, GateRequirement, GateRule, GateServiceConfig, GateSettings } from './config/types.js'
+export type {
+  CompiledRule,
+  GateConfig,
+  GateDuration,
+  GateGroupEntry,
+  GateRequirement,
+  GateRule,
+  GateServiceConfig,
+  GateSettings,
+} from './config/types.js'
 export type { GateServiceSettings, GateServicesSettings } from './config/service.js'
 export {
   parseRequestLine,
