@@ -101,26 +101,37 @@ function checkFixtures(settings: GateSettings, core: GuardCore, problems: Proble
         continue
       }
       if (service !== undefined && services !== undefined && !services.names.includes(service)) {
-        problems.add([...path, 'service'], `must name one of the services (${services.names.join(', ')})`, nearestKey(service, services.names))
+        problems.add(
+          [...path, 'service'],
+          `must name one of the services (${services.names.join(', ')})`,
+          nearestKey(service, services.names),
+        )
         continue
       }
       try {
         core.prepare(group(groupId, undefined, service === undefined ? undefined : { service }))
       } catch (error) {
         if (!(error instanceof VootError)) throw error
-        const unassigned = services !== undefined && service === undefined && servicesByPrefix(groupId, Object.entries(prefixes)).length === 0
+        const unassigned =
+          services !== undefined && service === undefined && servicesByPrefix(groupId, Object.entries(prefixes)).length === 0
         problems.add(path, unassigned ? serviceAdvice(groupId, 'fixture', prefixes, services.names) : error.message)
         continue
       }
       const byPrefix = serviceByPrefix(core, 'group', groupId)
       if (service !== undefined && byPrefix !== undefined && byPrefix !== service) {
-        problems.add([...path, 'service'], `puts ${JSON.stringify(groupId)} on ${service}, but "groupPrefixes" puts it on ${byPrefix}: leave it out`)
+        problems.add(
+          [...path, 'service'],
+          `puts ${JSON.stringify(groupId)} on ${service}, but "groupPrefixes" puts it on ${byPrefix}: leave it out`,
+        )
         continue
       }
       const on = service ?? byPrefix
       const roles = services === undefined ? core.resolver.roles : on === undefined ? rolesOf(core) : services.resolver(on).roles
       if (membership.role === '' || roles.includes(membership.role)) continue
-      const near = nearestKey(membership.role, roles.filter((role) => role !== membership.role))
+      const near = nearestKey(
+        membership.role,
+        roles.filter((role) => role !== membership.role),
+      )
       if (near === undefined) continue
       const where = on === undefined ? "the resolver's roles are" : `the roles of the service ${on} are`
       problems.add(

@@ -53,7 +53,8 @@ function writtenGroups(want: Record<string, unknown>, path: ConfigPath): Written
   const scope = scopeOf(want)
   const scopeAt = scope === undefined ? undefined : [...path, 'service']
   const { group: id, groupOfType: type } = want
-  if (typeof id === 'string') return [{ kind: 'group', id, service: scope?.service, at: [...path, 'group'], serviceAt: scopeAt, inList: false }]
+  if (typeof id === 'string')
+    return [{ kind: 'group', id, service: scope?.service, at: [...path, 'group'], serviceAt: scopeAt, inList: false }]
   if (typeof type === 'string') {
     return [{ kind: 'groupOfType', id: type, service: scope?.service, at: [...path, 'groupOfType'], serviceAt: scopeAt, inList: false }]
   }
@@ -65,7 +66,14 @@ function writtenGroups(want: Record<string, unknown>, path: ConfigPath): Written
     const at = [...path, kind, index]
     if (typeof item === 'string') groups.push({ kind: 'group', id: item, service: scope?.service, at, serviceAt: scopeAt, inList: true })
     else if (typeof item === 'object' && item !== null && typeof item.group === 'string' && typeof item.service === 'string') {
-      groups.push({ kind: 'group', id: item.group, service: item.service, at: [...at, 'group'], serviceAt: [...at, 'service'], inList: true })
+      groups.push({
+        kind: 'group',
+        id: item.group,
+        service: item.service,
+        at: [...at, 'group'],
+        serviceAt: [...at, 'service'],
+        inList: true,
+      })
     } else return undefined
   }
   return groups
@@ -140,7 +148,13 @@ export function serviceAdvice(
  * resolver's roles (with several services, those of each group's service), with the
  * nearest other role as a suggestion.
  */
-function requirementProblems(rule: GateRule, index: number, core: GuardCore, problems: ProblemList, prefixes: Readonly<Record<string, string>>): void {
+function requirementProblems(
+  rule: GateRule,
+  index: number,
+  core: GuardCore,
+  problems: ProblemList,
+  prefixes: Readonly<Record<string, string>>,
+): void {
   const path = ['rules', index, 'require']
   const want = rule.require as Record<string, unknown> | undefined
   if (typeof want !== 'object' || want === null) return
@@ -155,11 +169,7 @@ function requirementProblems(rule: GateRule, index: number, core: GuardCore, pro
     if (services === undefined) {
       problems.add(each.serviceAt, 'names a group service, but the gate has one "service": give "services" to name several')
     } else if (!services.names.includes(each.service)) {
-      problems.add(
-        each.serviceAt,
-        `must name one of the services (${services.names.join(', ')})`,
-        nearestKey(each.service, services.names),
-      )
+      problems.add(each.serviceAt, `must name one of the services (${services.names.join(', ')})`, nearestKey(each.service, services.names))
     }
   }
   // A service that is not the gate's: the groups cannot be checked against it.
@@ -180,9 +190,12 @@ function requirementProblems(rule: GateRule, index: number, core: GuardCore, pro
     // A service named for a group whose prefix says another: the group would silently move there.
     const byPrefix = scope === undefined ? undefined : serviceByPrefix(core, each.kind, each.id)
     if (byPrefix !== undefined && each.service !== undefined && byPrefix !== each.service && each.serviceAt !== undefined) {
-      const instead = each.inList
-        ? `name the service of each group of the list that needs one, as in - { group: "...", service: ${each.service} }, and leave the others to "groupPrefixes"`
-        : 'leave it out: "groupPrefixes" says the service'
+      const own = each.serviceAt.at(-1) === 'service' && typeof each.serviceAt.at(-2) === 'number'
+      const instead = own
+        ? `write the id alone, as in - ${JSON.stringify(each.id)}`
+        : each.inList
+          ? `name the service of each group of the list that needs one, as in - { group: "...", service: ${each.service} }, and leave the others to "groupPrefixes"`
+          : 'leave it out: "groupPrefixes" says the service'
       problems.add(
         each.serviceAt,
         `puts ${JSON.stringify(each.id)} on ${each.service}, but "groupPrefixes" puts it on ${byPrefix}: ${instead}`,
@@ -193,7 +206,10 @@ function requirementProblems(rule: GateRule, index: number, core: GuardCore, pro
   if (typeof role !== 'string' || problems.items.length > before) return
   if (services === undefined) {
     // The role on its own, on a requirement whose other parts cannot fail.
-    const suggest = nearestKey(role, core.resolver.roles.filter((known) => known !== role))
+    const suggest = nearestKey(
+      role,
+      core.resolver.roles.filter((known) => known !== role),
+    )
     attemptRole(core, problems, [...path, 'role'], () => groupOfType('voot-guard:role-check', role), suggest)
     return
   }
@@ -208,7 +224,10 @@ function requirementProblems(rule: GateRule, index: number, core: GuardCore, pro
     problems.add(
       [...path, 'role'],
       `unknown role ${JSON.stringify(role)} for the ${each.kind === 'group' ? 'group' : 'group type'} ${JSON.stringify(each.id)} on the service ${service}: its roles are ${roles.join(' < ')}`,
-      nearestKey(role, roles.filter((known) => known !== role)),
+      nearestKey(
+        role,
+        roles.filter((known) => known !== role),
+      ),
     )
   }
 }
