@@ -12,7 +12,15 @@ import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { checkGateConfig, createPolicyRunner, startGateServer, type GateConfig, type GateServer } from '../../gate/index.js'
 import { PAGE_CSP } from '../../gate/pages/page-html.js'
-import { defaultData, openConextData, ORG_ID, PROJECT_BOARD_GROUP_ID, startEmulator, type Emulator, type EmulatorService } from '../../testing/index.js'
+import {
+  defaultData,
+  openConextData,
+  ORG_ID,
+  PROJECT_BOARD_GROUP_ID,
+  startEmulator,
+  type Emulator,
+  type EmulatorService,
+} from '../../testing/index.js'
 import { CHROMIUM_ARGS, findChromium, needChromium } from '../support/chromium.js'
 import { startRecordingProxy } from '../support/recording-proxy.js'
 import { COOKIE_SECRETS, GATE_CLIENT } from './support/gate-harness.js'
@@ -224,6 +232,68 @@ describe('one gate, two group services', () => {
     expect(text).toMatch(/^voot_gate_up\{service="feide"\} 1$/m)
     expect(text).toMatch(/^voot_gate_circuit_state\{service="surf"\} 0$/m)
     expect(text).not.toMatch(/^voot_gate_up \d$/m)
+  })
+})
+
+describe('a refusal because the groups are on another service (other_service)', () => {
+  it('says in the 403, on the forbidden page and in whoami where the groups are and which service the user came with', async () => {
+    const words = await startGateServer(
+      servicesConfig({
+        rules: [
+          { id: 'surf-board', path: '/surf/**', require: { group: PROJECT_BOARD_GROUP_ID, role: 'admin' } },
+          { id: 'signed-in', path: '/**', allow: 'signed-in' },
+        ],
+      }),
+      { logger: { warn: () => {} } },
+    )
+    try {
+      const token = feide.issueToken('alice')
+      const forwarded = {
+        'x-forwarded-method': 'GET',
+        'x-forwarded-proto': 'http',
+        'x-forwarded-host': 'no.app.test',
+        'x-forwarded-uri': '/surf/minutes',
+      }
+      const said = `This resource requires the role admin or higher in the group ${PROJECT_BOARD_GROUP_ID}, on SURFconext; the access token is Feide's`
+      const refused = await request(`${words.url}/_gate/forward-auth`, {
+        headers: { ...forwarded, accept: 'application/json', authorization: `Bearer ${token}` },
+      })
+      expect(refused.statusCode).toBe(403)
+      expect(await refused.body.json()).toEqual({ error: 'forbidden', error_description: said })
+      // Known without asking either service.
+      expect([...proxies.feide.received, ...proxies.surf.received]).not.toContain(token)
+
+      const page = await request(`${words.url}/_gate/forbidden`, {
+        headers: { ...forwarded, accept: 'text/html', authorization: `Bearer ${token}` },
+      })
+      expect(page.statusCode).toBe(403)
+      expect(await page.body.text()).toContain(`<p>${said.replace("'", '&#39;')}.</p>`)
+
+      const whoami = await request(`${words.url}/_gate/whoami`, {
+        headers: {
+          'x-forwarded-proto': 'http',
+          'x-forwarded-host': 'no.app.test',
+          accept: 'application/json',
+          authorization: `Bearer ${token}`,
+        },
+      })
+      const body = (await whoami.body.json()) as {
+        service: string
+        rules: { id: string; outcome: string; reason?: string; detail?: string }[]
+      }
+      expect(body.service).toBe('feide')
+      expect(body.rules.find((rule) => rule.id === 'surf-board')).toMatchObject({
+        outcome: 'fail',
+        reason: 'other_service',
+        detail: 'its groups are on SURFconext; you came with Feide',
+      })
+      const html = await request(`${words.url}/_gate/whoami`, {
+        headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'no.app.test', accept: 'text/html', authorization: `Bearer ${token}` },
+      })
+      expect(await html.body.text()).toContain('you do not pass (its groups are on SURFconext; you came with Feide).')
+    } finally {
+      await words.close()
+    }
   })
 })
 
