@@ -94,7 +94,7 @@ function readRule(
   const rule = objectAt(problems, path, value, true)
   if (rule === undefined) return undefined
   // A requirement's key beside "require" instead of in it (an indentation slip) says where it belongs.
-  keysOf(problems, path, rule, RULE_KEYS, belongsUnder([...path, 'require'], REQUIRE_KEYS))
+  keysOf(problems, path, rule, { keys: RULE_KEYS, moved: belongsUnder([...path, 'require'], REQUIRE_KEYS) })
   const id = rule['id'] === undefined ? String(index) : stringAt(problems, [...path, 'id'], rule['id'])
   if (id !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(id)) {
     problems.add([...path, 'id'], 'must be 1 to 64 letters, digits, ".", "_", ":" or "-" (it is sent in a header)')
@@ -219,8 +219,14 @@ function readGroupList(problems: ProblemList, path: Path, value: unknown): void 
   }
   value.forEach((item: unknown, index) => {
     const at = [...path, index]
-    if (typeof item === 'string' && item !== '') return groupIdAt(problems, at, item)
-    if (!isObject(item)) return problems.add(at, 'must be a group id, or { group: <id>, service: <name> }')
+    if (typeof item === 'string' && item !== '') {
+      groupIdAt(problems, at, item)
+      return
+    }
+    if (!isObject(item)) {
+      problems.add(at, 'must be a group id, or { group: <id>, service: <name> }')
+      return
+    }
     keysOf(problems, at, item, GROUP_ENTRY_KEYS)
     groupIdAt(problems, [...at, 'group'], stringAt(problems, [...at, 'group'], item['group'], true))
     stringAt(problems, [...at, 'service'], item['service'], true)
@@ -258,7 +264,7 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     return readGateSettings({ rules: null, service: null }, new ProblemList())
   }
   // A key of `service` or `oauth` at the top (a section's key one level too high) says where it belongs.
-  keysOf(problems, [], input, TOP_KEYS, serviceKeysHome(input['services']))
+  keysOf(problems, [], input, { keys: TOP_KEYS, moved: serviceKeysHome(input['services']) })
   const listen = readListen(problems, input['listen'])
 
   const trustedGiven = stringListAt(problems, ['trustedProxies'], input['trustedProxies'])

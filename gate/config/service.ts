@@ -85,7 +85,7 @@ export interface GateServicesSettings {
 export function readServiceSection(problems: ProblemList, path: Path, value: unknown, required = true): Obj {
   const serviceIn = objectAt(problems, path, value, required)
   if (serviceIn === undefined) return {}
-  keysOf(problems, path, serviceIn, SERVICE_KEYS, belongsUnder([...path, 'cache'], CACHE_KEYS))
+  keysOf(problems, path, serviceIn, { keys: SERVICE_KEYS, moved: belongsUnder([...path, 'cache'], CACHE_KEYS) })
   stringAt(problems, [...path, 'baseUrl'], serviceIn['baseUrl'], true)
   const service = withDurations(problems, path, serviceIn, SERVICE_DURATIONS)
   const cache = objectAt(problems, [...path, 'cache'], serviceIn['cache'], false)
@@ -121,7 +121,7 @@ function readNamedService(problems: ProblemList, name: string, value: unknown): 
   const entry = objectAt(problems, path, value, true)
   if (entry === undefined) return undefined
   // The keys of its `service` and `oauth` written one level too high say where they belong.
-  keysOf(problems, path, entry, NAMED_SERVICE_KEYS, sectionKeysHome(path))
+  keysOf(problems, path, entry, { keys: NAMED_SERVICE_KEYS, moved: sectionKeysHome(path) })
   const label = stringAt(problems, [...path, 'label'], entry['label']) ?? name
   if (label.length > LABEL_MAX) problems.add([...path, 'label'], `must be at most ${LABEL_MAX} characters`)
   const service = readServiceSection(problems, [...path, 'service'], entry['service'])

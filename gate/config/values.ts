@@ -18,22 +18,29 @@ export function isObject(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** The keys a mapping may have, and where keys of its children belong when written in it (see {@link belongsUnder}). */
+export interface KnownKeys {
+  readonly keys: readonly string[]
+  readonly moved: Readonly<Record<string, Path>>
+}
+
+function isKnownKeys(known: readonly string[] | KnownKeys): known is KnownKeys {
+  return !Array.isArray(known)
+}
+
 /**
  * Refuses the keys of `value` that are not in `known`, with a suggestion: where the key
- * belongs when `moved` says (a key one level too high, an indentation slip), else the
+ * belongs when `known.moved` says (a key one level too high, an indentation slip), else the
  * nearest known key (a misspelling).
  */
-export function keysOf(
-  problems: ProblemList,
-  path: Path,
-  value: Obj,
-  known: readonly string[],
-  moved: Readonly<Record<string, Path>> = {},
-): void {
+export function keysOf(problems: ProblemList, path: Path, value: Obj, known: readonly string[] | KnownKeys): void {
+  // A list's own `keys` is a method: tell the two shapes apart by what a list is.
+  const keys: readonly string[] = isKnownKeys(known) ? known.keys : known
+  const moved = isKnownKeys(known) ? known.moved : {}
   for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue
+    if (keys.includes(key)) continue
     const home = Object.hasOwn(moved, key) ? moved[key] : undefined
-    if (home === undefined) problems.add([...path, key], 'unknown key', nearestKey(key, known))
+    if (home === undefined) problems.add([...path, key], 'unknown key', nearestKey(key, keys))
     else problems.add([...path, key], `unknown key here: it belongs under "${String(home.at(-2))}"`, formatConfigPath(home))
   }
 }

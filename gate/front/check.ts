@@ -283,7 +283,7 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
     const key = `${credentials} ${service}`
     let made = forRule.get(key)
     if (made === undefined) {
-      const words = otherServiceText(services, router, rule.decision, service, credentials)
+      const words = otherServiceText({ services, router }, rule.decision, service, credentials)
       made = contract(new ForbiddenError(words, { reason: 'other_service' }))
       forRule.set(key, made)
     }

@@ -48,6 +48,13 @@ interface WrittenGroup {
 
 type ConfigPath = (string | number)[]
 
+/** What a rule's requirement is checked against: the guard core, the problem list, and `groupPrefixes`. */
+interface RuleContext {
+  readonly core: GuardCore
+  readonly problems: ProblemList
+  readonly prefixes: Readonly<Record<string, string>>
+}
+
 /** The groups a rule's requirement names, as written; `undefined` for a shape the reading refused already. */
 function writtenGroups(want: Record<string, unknown>, path: ConfigPath): WrittenGroup[] | undefined {
   const scope = scopeOf(want)
@@ -62,18 +69,13 @@ function writtenGroups(want: Record<string, unknown>, path: ConfigPath): Written
   const items = want[kind]
   if (!Array.isArray(items) || items.length === 0) return undefined
   const groups: WrittenGroup[] = []
-  for (const [index, item] of items.entries()) {
+  for (const [index, item] of (items as unknown[]).entries()) {
     const at = [...path, kind, index]
+    const entry = typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : undefined
     if (typeof item === 'string') groups.push({ kind: 'group', id: item, service: scope?.service, at, serviceAt: scopeAt, inList: true })
-    else if (typeof item === 'object' && item !== null && typeof item.group === 'string' && typeof item.service === 'string') {
-      groups.push({
-        kind: 'group',
-        id: item.group,
-        service: item.service,
-        at: [...at, 'group'],
-        serviceAt: [...at, 'service'],
-        inList: true,
-      })
+    else if (typeof entry?.['group'] === 'string' && typeof entry['service'] === 'string') {
+      const { group: id, service } = entry as { group: string; service: string }
+      groups.push({ kind: 'group', id, service, at: [...at, 'group'], serviceAt: [...at, 'service'], inList: true })
     } else return undefined
   }
   return groups
@@ -148,13 +150,8 @@ export function serviceAdvice(
  * resolver's roles (with several services, those of each group's service), with the
  * nearest other role as a suggestion.
  */
-function requirementProblems(
-  rule: GateRule,
-  index: number,
-  core: GuardCore,
-  problems: ProblemList,
-  prefixes: Readonly<Record<string, string>>,
-): void {
+function requirementProblems(rule: GateRule, index: number, gate: RuleContext): void {
+  const { core, problems, prefixes } = gate
   const path = ['rules', index, 'require']
   const want = rule.require as Record<string, unknown> | undefined
   if (typeof want !== 'object' || want === null) return
@@ -210,7 +207,12 @@ function requirementProblems(
       role,
       core.resolver.roles.filter((known) => known !== role),
     )
-    attemptRole(core, problems, [...path, 'role'], () => groupOfType('voot-guard:role-check', role), suggest)
+    try {
+      core.prepare(groupOfType('voot-guard:role-check', role))
+    } catch (error) {
+      if (!(error instanceof VootError)) throw error
+      problems.add([...path, 'role'], error.message, suggest)
+    }
     return
   }
   // Each service has its roles: the role is checked against those of each group's service.
@@ -232,16 +234,6 @@ function requirementProblems(
   }
 }
 
-/** A role checked by the core, its refusal at `at`. */
-function attemptRole(core: GuardCore, problems: ProblemList, at: ConfigPath, make: () => Requirement, suggest: string | undefined): void {
-  try {
-    core.prepare(make())
-  } catch (error) {
-    if (!(error instanceof VootError)) throw error
-    problems.add(at, error.message, suggest)
-  }
-}
-
 /**
  * Compiles rules; a requirement the core refuses (an invalid group id, a role the resolver
  * does not know) is added to `problems` under its rule, every one of them.
@@ -257,7 +249,7 @@ export function compileRules(
     let decision: CompiledRule['decision'] = 'anyone'
     if (rule.allow !== 'anyone') {
       const before = problems.items.length
-      requirementProblems(rule, index, core, problems, prefixes)
+      requirementProblems(rule, index, { core, problems, prefixes })
       const requirement = problems.items.length === before ? requirementOf(rule) : undefined
       if (requirement === undefined) return
       try {

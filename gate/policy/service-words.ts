@@ -22,6 +22,12 @@ export function servicesOfRequirement(services: ServiceResolvers, requirement: R
   return services.names.filter((name) => services.project(requirement, name) !== undefined)
 }
 
+/** What the words are made of: the services (their projection) and the router (their labels). */
+export interface ServiceWords {
+  readonly services: ServiceResolvers
+  readonly router: ServiceRouter
+}
+
 /** The services' labels, as a list a sentence can hold: `Feide`, `Feide or SURFconext`. */
 function labelsOf(router: ServiceRouter, names: readonly string[]): string {
   const labels = names.map((name) => router.labelOf(name))
@@ -34,13 +40,12 @@ function labelsOf(router: ServiceRouter, names: readonly string[]): string {
  *
  * @example
  * ```ts
- * otherServiceText(services, router, rule.decision, 'feide', 'session')
+ * otherServiceText({ services, router }, rule.decision, 'feide', 'session')
  * // 'This resource requires the role admin or higher in the group urn:collab:org:x, on SURFconext; you signed in with Feide'
  * ```
  */
 export function otherServiceText(
-  services: ServiceResolvers,
-  router: ServiceRouter,
+  { services, router }: ServiceWords,
   requirement: Requirement,
   came: string,
   credentials: 'session' | 'bearer',
