@@ -56,7 +56,7 @@ function projectAll(
 }
 
 /** `groupPrefixes` as pairs of a prefix and the service it names. */
-export type GroupPrefixEntries = Iterable<readonly [prefix: string, service: string]>
+export type GroupPrefixEntries = readonly (readonly [prefix: string, service: string])[]
 
 /**
  * The services whose `groupPrefixes` entries start `id`, each once, in the entries' order:
