@@ -8,7 +8,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import { type GuardCore } from '../src/adapter-kit.js'
-import { DEFAULT_CACHE_TTL, nearestKey } from '../src/internal.js'
+import { DEFAULT_CACHE_TTL, nearestKey, servicesByPrefix } from '../src/internal.js'
 import { group, VootError } from '../src/index.js'
 import { type SharedCache } from '../src/adapter-kit.js'
 import { createRedisCache } from '../redis/index.js'
@@ -26,7 +26,7 @@ import { createGateOAuth, type GateOAuth, type GateSignIns } from './session/oau
 import { buildCheckFlow, closeResolvers, healthOf, refused, verifyResolvers } from './build-flow.js'
 import type { ServiceRouter } from './policy/service-route.js'
 import { AUTH_REQUEST_PATH, EXT_AUTHZ_PREFIX } from './http/original-request.js'
-import { compileRules, isKnownHost, isRedirectHost, rolesOf } from './policy/rules.js'
+import { compileRules, isKnownHost, isRedirectHost, rolesOf, serviceAdvice, serviceByPrefix } from './policy/rules.js'
 import { createSessionCookies } from './session/session.js'
 import { createSignInHandlers } from './sign-in/sign-in.js'
 import { createTrustCheck } from './http/trusted-proxies.js'
@@ -107,25 +107,62 @@ export interface Built {
   readonly router: ServiceRouter | undefined
 }
 
-/** Checks the fixtures' group ids and roles against the resolver, as a rule's are. */
+/**
+ * Checks the fixtures' group ids, services and roles against the resolver, as a rule's are.
+ * A role the group service does not list is accepted (the service may send it, as
+ * SURFconext sends `prospect` for an invitee): the resolver judges it as it judges any role
+ * it does not know, a membership that satisfies nothing. Only a near miss of a known role is
+ * refused, as the typo it most likely is.
+ */
 function checkFixtures(settings: GateSettings, core: GuardCore, problems: ProblemList): void {
-  const roles = rolesOf(core)
+  const { services } = core
+  const prefixes = settings.services?.groupPrefixes ?? {}
   for (const memberships of settings.policy.fixtures.values()) {
     for (const membership of memberships) {
-      try {
-        core.prepare(group(membership.groupId))
-      } catch (error) {
-        if (!(error instanceof VootError)) throw error
-        problems.add(membership.path, error.message)
+      const { groupId, service, path } = membership
+      if (service !== undefined && services === undefined) {
+        problems.add([...path, 'service'], 'names a group service, but the gate has one "service"')
         continue
       }
-      if (membership.role !== '' && !roles.includes(membership.role)) {
+      if (service !== undefined && services !== undefined && !services.names.includes(service)) {
         problems.add(
-          membership.path,
-          `unknown role ${JSON.stringify(membership.role)}: the resolver's roles are ${roles.join(' < ')}`,
-          nearestKey(membership.role, roles),
+          [...path, 'service'],
+          `must name one of the services (${services.names.join(', ')})`,
+          nearestKey(service, services.names),
         )
+        continue
       }
+      try {
+        core.prepare(group(groupId, undefined, service === undefined ? undefined : { service }))
+      } catch (error) {
+        if (!(error instanceof VootError)) throw error
+        const unassigned =
+          services !== undefined && service === undefined && servicesByPrefix(groupId, Object.entries(prefixes)).length === 0
+        problems.add(path, unassigned ? serviceAdvice(groupId, 'fixture', prefixes, services.names) : error.message)
+        continue
+      }
+      const byPrefix = serviceByPrefix(core, 'group', groupId)
+      if (service !== undefined && byPrefix !== undefined && byPrefix !== service) {
+        problems.add(
+          [...path, 'service'],
+          `puts ${JSON.stringify(groupId)} on ${service}, but "groupPrefixes" puts it on ${byPrefix}: leave it out`,
+        )
+        continue
+      }
+      const on = service ?? byPrefix
+      const roles = services === undefined ? core.resolver.roles : on === undefined ? rolesOf(core) : services.resolver(on).roles
+      if (membership.role === '' || roles.includes(membership.role)) continue
+      const near = nearestKey(
+        membership.role,
+        roles.filter((role) => role !== membership.role),
+      )
+      if (near === undefined) continue
+      const where = on === undefined ? "the resolver's roles are" : `the roles of the service ${on} are`
+      problems.add(
+        path,
+        `unknown role ${JSON.stringify(membership.role)}: ${where} ${roles.join(' < ')} (a role the group service sends that is not among them satisfies no rule, as "prospect" does; this one looks like a typo)`,
+        near,
+      )
     }
   }
 }
@@ -151,7 +188,7 @@ export function buildGate(
   const { flow, router } = buildCheckFlow(problems, settings, { ...extra, ...(shared === undefined ? {} : { sharedCache: shared }) })
   const signIns = signInsOf(problems, settings)
   const { core } = flow
-  const rules = compileRules(settings.rules, core, problems)
+  const rules = compileRules(settings.rules, core, problems, settings.services?.groupPrefixes)
   checkFixtures(settings, core, problems)
   if (problems.items.length > 0) {
     void closeResolvers(core)

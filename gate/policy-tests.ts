@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { Explanation, ExplainedNode, Requirement } from '../src/index.js'
+import type { ExplainedNode, Requirement, ServiceResolvers } from '../src/index.js'
+import { describeRequirement } from '../src/internal.js'
 import { closeResolvers } from './build-flow.js'
 import type { GateSession, SessionCookies } from './session/session.js'
 import { errorDescriptionOf, type Answer } from './http/answer.js'
@@ -129,15 +130,23 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
   })
 
   /**
-   * The decision tree of `requirement` for `token`, on the resolver of `service` (the one
-   * the check sent it to: its part of the requirement) when the gate has several.
+   * The decision tree of `requirement` for `token`. With several services, the one the
+   * check sent the token to decides its part of the requirement (as the check did); the
+   * parts on other services are in the tree too, denied, `other_service`, with the service
+   * they are on: that is why such a request is refused.
    */
-  function explainFor(token: string, requirement: Requirement, service: string | null | undefined): Promise<Explanation | undefined> {
+  async function explainFor(
+    token: string,
+    requirement: Requirement,
+    service: string | null | undefined,
+  ): Promise<ExplainedNode | undefined> {
     const { services } = core
-    if (services === undefined) return core.resolver.explain(token, requirement)
-    const projected = typeof service === 'string' ? services.project(requirement, service) : undefined
-    if (typeof service !== 'string' || projected === undefined) return Promise.resolve(undefined)
-    return services.resolver(service).explain(token, projected)
+    if (services === undefined) return (await core.resolver.explain(token, requirement)).tree
+    if (typeof service !== 'string') return undefined
+    const projected = services.project(requirement, service)
+    if (projected === undefined) return elsewhere(services, requirement, true)
+    const { tree } = await services.resolver(service).explain(token, projected)
+    return graft(services, service, requirement, tree)
   }
 
   async function decide(request: PolicyRequest): Promise<PolicyVerdict> {
@@ -174,10 +183,7 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
     const service = servedBy as string | null | undefined
     let tree: ExplainedNode | undefined
     if (request.token !== undefined && rule !== undefined && rule.decision !== 'anyone' && answer.status !== 401) {
-      tree = await explainFor(request.token, rule.decision, service).then(
-        (explained) => explained?.tree,
-        () => undefined,
-      )
+      tree = await explainFor(request.token, rule.decision, service).catch(() => undefined)
     }
     return {
       outcome: OUTCOMES[answer.status] ?? 'unavailable',
@@ -220,6 +226,55 @@ function addressOf(baseUrl: unknown): string {
     return new URL(String(baseUrl)).href
   } catch {
     return 'http://127.0.0.1/'
+  }
+}
+
+/** A part of a requirement on another service than the token's, as the tree shows it: denied, `other_service`, naming its service. */
+function elsewhere(services: ServiceResolvers, requirement: Requirement, settled: boolean): ExplainedNode {
+  const part = { requirement: describeRequirement(requirement), outcome: 'denied', reason: 'other_service', settled } as const
+  if (requirement.kind === 'anyOf' || requirement.kind === 'allOf') {
+    return { ...part, kind: requirement.kind, parts: requirement.requirements.map((inner) => elsewhere(services, inner, settled)) }
+  }
+  const on = services.names.find((name) => services.project(requirement, name) !== undefined)
+  return { ...part, requirement: `${part.requirement}${on === undefined ? '' : ` on ${on}`}`, kind: requirement.kind, answers: [] }
+}
+
+/**
+ * The tree of `requirement` from the tree of its projection onto `service` (the core's
+ * projection, asked part by part): the parts it kept are explained as the resolver
+ * explained them, the parts it dropped are {@link elsewhere}. Only an `anyOf` drops parts
+ * (an `allOf` with a part elsewhere is elsewhere as a whole), and one that keeps a single
+ * part of several is that part.
+ */
+function graft(services: ServiceResolvers, service: string, requirement: Requirement, tree: ExplainedNode): ExplainedNode {
+  if (requirement.kind !== 'anyOf' && requirement.kind !== 'allOf') return tree
+  const parts = requirement.requirements
+  const kept = parts.map((part) => services.project(part, service) !== undefined)
+  const count = kept.filter(Boolean).length
+  // Denied, the branch rests on each of its parts; allowed, on the one that held (never one elsewhere).
+  const restsOnAll = tree.outcome === 'denied' && tree.settled
+  if (requirement.kind === 'anyOf' && count === 1 && parts.length > 1) {
+    const only = graft(services, service, parts[kept.indexOf(true)] as Requirement, tree)
+    const { outcome, settled } = tree
+    return {
+      kind: 'anyOf',
+      requirement: describeRequirement(requirement),
+      outcome,
+      ...(tree.reason === undefined ? {} : { reason: tree.reason }),
+      settled,
+      parts: parts.map((part, index) => (kept[index] === true ? only : elsewhere(services, part, restsOnAll))),
+    }
+  }
+  if (!('parts' in tree) || tree.parts.length !== count) return tree
+  let next = 0
+  return {
+    ...tree,
+    requirement: describeRequirement(requirement),
+    parts: parts.map((part, index) => {
+      if (kept[index] !== true) return elsewhere(services, part, restsOnAll)
+      const inner = tree.parts[next++] as ExplainedNode
+      return graft(services, service, part, inner)
+    }),
   }
 }
 

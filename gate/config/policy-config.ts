@@ -16,6 +16,8 @@ export interface GateFixtureMembership {
   readonly active?: boolean
   /** The group's type; default: read from the id (`fc:fs:fs:emne:...` is `fc:fs:emne`, `fc:org:x` is `fc:org`). */
   readonly type?: string
+  /** With several group services: the service the group is on, for an id that `groupPrefixes` does not assign. */
+  readonly service?: string
 }
 
 /**
@@ -61,6 +63,8 @@ export interface FixtureMembership {
   readonly role: string
   readonly active: boolean
   readonly type: string
+  /** The service it names (`undefined`: by `groupPrefixes`). */
+  readonly service?: string
   /** Where it was written, for a problem found later (an unknown role, an invalid id). */
   readonly path: GateConfigPath
 }
@@ -94,7 +98,7 @@ export interface PolicySettings {
 const ANONYMOUS = 'anonymous'
 const EXPECTS = ['allow', 'deny', 'signin']
 const TEST_KEYS = ['name', 'request', 'as', 'service', 'expect', 'rule']
-const MEMBERSHIP_KEYS = ['role', 'active', 'type']
+const MEMBERSHIP_KEYS = ['role', 'active', 'type', 'service']
 const USER = /^[A-Za-z0-9._@-]{1,64}$/
 // A request as a proxy describes it: a method, then an absolute http(s) URL taken as written.
 const REQUEST = /^([A-Za-z]{1,20}) +(https?):\/\/([^/?#\s]+)(\/\S*)?$/
@@ -158,22 +162,25 @@ function readFixtures(problems: ProblemList, value: unknown): Map<string, Fixtur
         continue
       }
       if (!isObject(given)) {
-        problems.add(at, 'must be a role (such as member) or { role, active, type }')
+        problems.add(at, 'must be a role (such as member) or { role, active, type, service }')
         continue
       }
       for (const key of Object.keys(given)) {
         if (!MEMBERSHIP_KEYS.includes(key)) problems.add([...at, key], 'unknown key', nearestKey(key, MEMBERSHIP_KEYS))
       }
-      const { role, active, type } = given
+      const { role, active, type, service } = given
       if (typeof role !== 'string' || role === '') problems.add([...at, 'role'], 'is required: a role such as member')
       if (active !== undefined && typeof active !== 'boolean') problems.add([...at, 'active'], 'must be true or false')
       if (type !== undefined && (typeof type !== 'string' || type === ''))
         problems.add([...at, 'type'], 'must be a group type such as fc:fs:emne')
+      if (service !== undefined && (typeof service !== 'string' || service === ''))
+        problems.add([...at, 'service'], 'must be the name of one of the services')
       memberships.push({
         groupId,
         role: typeof role === 'string' ? role : '',
         active: active !== false,
         type: typeof type === 'string' && type !== '' ? type : fixtureGroupType(groupId),
+        ...(typeof service === 'string' && service !== '' ? { service } : {}),
         path: at,
       })
     }

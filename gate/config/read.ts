@@ -8,8 +8,8 @@
 import { isIP } from 'node:net'
 import { nearestKey } from '../../src/internal.js'
 import { ProblemList, type GateConfigPath } from './problem.js'
-import { readOAuthSection, readServiceSection, readServicesSection } from './service.js'
-import { durationAt, HOST_NAME, isObject, keysOf, objectAt, pathGlobProblem, stringAt, stringListAt } from './values.js'
+import { readOAuthSection, readServiceSection, readServicesSection, serviceKeysHome } from './service.js'
+import { belongsUnder, durationAt, HOST_NAME, isObject, keysOf, objectAt, pathGlobProblem, stringAt, stringListAt } from './values.js'
 import type { DecisionLogSettings, GateRule, GateSettings } from './types.js'
 import { isLoopbackHost } from '../../src/internal.js'
 import { readPolicySettings } from './policy-config.js'
@@ -93,7 +93,8 @@ function readRule(
   const { index, methodsKnown } = context
   const rule = objectAt(problems, path, value, true)
   if (rule === undefined) return undefined
-  keysOf(problems, path, rule, RULE_KEYS)
+  // A requirement's key beside "require" instead of in it (an indentation slip) says where it belongs.
+  keysOf(problems, path, rule, { keys: RULE_KEYS, moved: belongsUnder([...path, 'require'], REQUIRE_KEYS) })
   const id = rule['id'] === undefined ? String(index) : stringAt(problems, [...path, 'id'], rule['id'])
   if (id !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(id)) {
     problems.add([...path, 'id'], 'must be 1 to 64 letters, digits, ".", "_", ":" or "-" (it is sent in a header)')
@@ -204,6 +205,34 @@ function groupIdAt(problems: ProblemList, path: Path, id: string | undefined): v
   }
 }
 
+const GROUP_ENTRY_KEYS = ['group', 'service']
+
+/**
+ * An `anyOf` or `allOf`: a non-empty list of group ids, each a string or `{ group, service }`
+ * (the service it is on, beside groups of other services). Which services exist, and
+ * whether one contradicts a group's prefix, is checked with the rules (`policy/rules.ts`).
+ */
+function readGroupList(problems: ProblemList, path: Path, value: unknown): void {
+  if (!Array.isArray(value) || value.length === 0) {
+    problems.add(path, 'must be a non-empty list')
+    return
+  }
+  value.forEach((item: unknown, index) => {
+    const at = [...path, index]
+    if (typeof item === 'string' && item !== '') {
+      groupIdAt(problems, at, item)
+      return
+    }
+    if (!isObject(item)) {
+      problems.add(at, 'must be a group id, or { group: <id>, service: <name> }')
+      return
+    }
+    keysOf(problems, at, item, GROUP_ENTRY_KEYS)
+    groupIdAt(problems, [...at, 'group'], stringAt(problems, [...at, 'group'], item['group'], true))
+    stringAt(problems, [...at, 'service'], item['service'], true)
+  })
+}
+
 function readRequire(problems: ProblemList, path: Path, value: unknown): void {
   const require = objectAt(problems, path, value, true)
   if (require === undefined) return
@@ -216,8 +245,7 @@ function readRequire(problems: ProblemList, path: Path, value: unknown): void {
   if (require['groupOfType'] !== undefined)
     groupIdAt(problems, [...path, 'groupOfType'], stringAt(problems, [...path, 'groupOfType'], require['groupOfType']))
   for (const kind of ['anyOf', 'allOf']) {
-    if (require[kind] === undefined) continue
-    stringListAt(problems, [...path, kind], require[kind])?.forEach((id, index) => groupIdAt(problems, [...path, kind, index], id))
+    if (require[kind] !== undefined) readGroupList(problems, [...path, kind], require[kind])
   }
   if (require['role'] !== undefined) stringAt(problems, [...path, 'role'], require['role'])
   if (require['service'] !== undefined) stringAt(problems, [...path, 'service'], require['service'])
@@ -235,7 +263,8 @@ export function readGateSettings(input: unknown, problems: ProblemList): GateSet
     problems.add([], 'the configuration must be a mapping with at least "service" (or "services") and "rules"')
     return readGateSettings({ rules: null, service: null }, new ProblemList())
   }
-  keysOf(problems, [], input, TOP_KEYS)
+  // A key of `service` or `oauth` at the top (a section's key one level too high) says where it belongs.
+  keysOf(problems, [], input, { keys: TOP_KEYS, moved: serviceKeysHome(input['services']) })
   const listen = readListen(problems, input['listen'])
 
   const trustedGiven = stringListAt(problems, ['trustedProxies'], input['trustedProxies'])

@@ -5,8 +5,19 @@
  *
  * @module
  */
-import type { GateConfigPath, ProblemList } from './problem.js'
-import { HOST_NAME, isObject, keysOf, objectAt, pathGlobProblem, stringAt, stringListAt, withDurations, type Obj } from './values.js'
+import { formatConfigPath, type GateConfigPath, type ProblemList } from './problem.js'
+import {
+  belongsUnder,
+  HOST_NAME,
+  isObject,
+  keysOf,
+  objectAt,
+  pathGlobProblem,
+  stringAt,
+  stringListAt,
+  withDurations,
+  type Obj,
+} from './values.js'
 
 type Path = GateConfigPath
 
@@ -74,7 +85,7 @@ export interface GateServicesSettings {
 export function readServiceSection(problems: ProblemList, path: Path, value: unknown, required = true): Obj {
   const serviceIn = objectAt(problems, path, value, required)
   if (serviceIn === undefined) return {}
-  keysOf(problems, path, serviceIn, SERVICE_KEYS)
+  keysOf(problems, path, serviceIn, { keys: SERVICE_KEYS, moved: belongsUnder([...path, 'cache'], CACHE_KEYS) })
   stringAt(problems, [...path, 'baseUrl'], serviceIn['baseUrl'], true)
   const service = withDurations(problems, path, serviceIn, SERVICE_DURATIONS)
   const cache = objectAt(problems, [...path, 'cache'], serviceIn['cache'], false)
@@ -109,7 +120,8 @@ function readNamedService(problems: ProblemList, name: string, value: unknown): 
   }
   const entry = objectAt(problems, path, value, true)
   if (entry === undefined) return undefined
-  keysOf(problems, path, entry, NAMED_SERVICE_KEYS)
+  // The keys of its `service` and `oauth` written one level too high say where they belong.
+  keysOf(problems, path, entry, { keys: NAMED_SERVICE_KEYS, moved: sectionKeysHome(path) })
   const label = stringAt(problems, [...path, 'label'], entry['label']) ?? name
   if (label.length > LABEL_MAX) problems.add([...path, 'label'], `must be at most ${LABEL_MAX} characters`)
   const service = readServiceSection(problems, [...path, 'service'], entry['service'])
@@ -127,6 +139,22 @@ function readNamedService(problems: ProblemList, name: string, value: unknown): 
   return { name, label, service, oauth, hosts, paths, issuers }
 }
 
+/** Where a key of a `service` or an `oauth` section belongs when written beside it (`path` holds both sections). */
+function sectionKeysHome(path: Path): Record<string, Path> {
+  // `timeout` is in both: the group service's is the likelier one.
+  return { ...belongsUnder([...path, 'oauth'], OAUTH_KEYS), ...belongsUnder([...path, 'service'], SERVICE_KEYS) }
+}
+
+/**
+ * Where a key of the group service's sections written at the top of the configuration
+ * belongs: `cache` is `service.cache`, or with several services, under the first service
+ * (`services.feide.service.cache`), for the suggestion of an unknown top-level key.
+ */
+export function serviceKeysHome(services: unknown): Record<string, Path> {
+  const first = isObject(services) ? Object.keys(services).find((name) => !NAMED_SERVICE_KEYS.includes(name)) : undefined
+  return sectionKeysHome(first === undefined ? [] : ['services', first])
+}
+
 /**
  * Reads `services` and `groupPrefixes`; `undefined` when the configuration has no
  * `services` (then `groupPrefixes` is a problem). Every prefix names a service; a host or
@@ -141,7 +169,22 @@ export function readServicesSection(problems: ProblemList, value: unknown, prefi
     problems.add(['services'], 'must be a mapping of service names to { service, oauth, hosts, paths, issuers }')
     return undefined
   }
-  const names = Object.keys(value)
+  const given = Object.keys(value)
+  // A key of a service one level too high (`services.hosts`) is an indentation slip, not a
+  // service called "hosts": it belongs to the service written above it.
+  const names: string[] = []
+  for (const name of given) {
+    if (!NAMED_SERVICE_KEYS.includes(name)) {
+      names.push(name)
+      continue
+    }
+    const owner = names.at(-1) ?? given.find((each) => !NAMED_SERVICE_KEYS.includes(each))
+    problems.add(
+      ['services', name],
+      `is read as a service called "${name}", but "${name}" is a key of a service: indent it under the service it belongs to`,
+      owner === undefined ? undefined : formatConfigPath(['services', owner, name]),
+    )
+  }
   if (names.length > MAX_SERVICES) problems.add(['services'], `at most ${MAX_SERVICES} services`)
   const list = names.flatMap((name) => readNamedService(problems, name, value[name]) ?? [])
   const groupPrefixes: Record<string, string> = {}

@@ -29,15 +29,30 @@ export type GateDuration = string | number
  */
 export type GateRequirement = (
   | { readonly group: string }
-  | { readonly anyOf: readonly string[] }
-  | { readonly allOf: readonly string[] }
+  | { readonly anyOf: readonly GateGroupEntry[] }
+  | { readonly allOf: readonly GateGroupEntry[] }
   | { readonly groupOfType: string }
 ) & {
   /** The least role. Default: any. */
   readonly role?: string
-  /** With `services`: the service of the groups named, for ids that `groupPrefixes` does not assign. */
+  /**
+   * With `services`: the service of every group named that does not name its own, for ids
+   * that `groupPrefixes` does not assign. A service that contradicts a group's prefix is a problem.
+   */
   readonly service?: string
 }
+
+/**
+ * One group of an `anyOf` or `allOf`: its id, or, with several group services, its id and
+ * the service it is on (for an id that `groupPrefixes` does not assign, beside groups of
+ * other services).
+ *
+ * @example
+ * ```ts
+ * const board: GateRequirement = { anyOf: ['fc:org:example.org', { group: 'urn:mace:example.nl:board', service: 'surf' }], role: 'admin' }
+ * ```
+ */
+export type GateGroupEntry = string | { readonly group: string; readonly service: string }
 
 /**
  * One rule: which requests it matches (`host`, `path`, `methods`) and what they need

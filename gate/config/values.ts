@@ -7,7 +7,7 @@
  */
 import { nearestKey } from '../../src/internal.js'
 import { parseDuration } from './duration.js'
-import type { GateConfigPath, ProblemList } from './problem.js'
+import { formatConfigPath, type GateConfigPath, type ProblemList } from './problem.js'
 
 type Path = GateConfigPath
 /** A mapping of the configuration. */
@@ -18,11 +18,45 @@ export function isObject(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Refuses the keys of `value` that are not in `known`, with a suggestion. */
-export function keysOf(problems: ProblemList, path: Path, value: Obj, known: readonly string[]): void {
+/** The keys a mapping may have, and where keys of its children belong when written in it (see {@link belongsUnder}). */
+export interface KnownKeys {
+  readonly keys: readonly string[]
+  readonly moved: Readonly<Record<string, Path>>
+}
+
+function isKnownKeys(known: readonly string[] | KnownKeys): known is KnownKeys {
+  return !Array.isArray(known)
+}
+
+/**
+ * Refuses the keys of `value` that are not in `known`, with a suggestion: where the key
+ * belongs when `known.moved` says (a key one level too high, an indentation slip), else the
+ * nearest known key (a misspelling).
+ */
+export function keysOf(problems: ProblemList, path: Path, value: Obj, known: readonly string[] | KnownKeys): void {
+  // A list's own `keys` is a method: tell the two shapes apart by what a list is.
+  const keys: readonly string[] = isKnownKeys(known) ? known.keys : known
+  const moved = isKnownKeys(known) ? known.moved : {}
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) problems.add([...path, key], 'unknown key', nearestKey(key, known))
+    if (keys.includes(key)) continue
+    const home = Object.hasOwn(moved, key) ? moved[key] : undefined
+    if (home === undefined) problems.add([...path, key], 'unknown key', nearestKey(key, keys))
+    else problems.add([...path, key], `unknown key here: it belongs under "${String(home.at(-2))}"`, formatConfigPath(home))
   }
+}
+
+/**
+ * Where each of `keys` belongs when it is written beside `child` instead of inside it
+ * (`role` beside a rule's `require`, `cache` at the top instead of in `service`): for
+ * {@link keysOf}'s suggestion. `at` is the path of `child`.
+ *
+ * @example
+ * ```ts
+ * belongsUnder(['rules', 0, 'require'], ['role']) // { role: ['rules', 0, 'require', 'role'] }
+ * ```
+ */
+export function belongsUnder(at: Path, keys: readonly string[]): Record<string, Path> {
+  return Object.fromEntries(keys.map((key) => [key, [...at, key]]))
 }
 
 /** The mapping at `path`; a problem when it is required and absent, or not a mapping. */

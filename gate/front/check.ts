@@ -19,6 +19,7 @@ import {
   type HttpErrorAnswer,
   type Refusal,
 } from '../../src/adapter-kit.js'
+import { requiredText } from '../../src/internal.js'
 import { fromContract, jsonAnswer, type Answer } from '../http/answer.js'
 import type { CompiledRule, GateSettings } from '../config/types.js'
 import type { CheckRecord } from '../ops/check-record.js'
@@ -28,6 +29,7 @@ import { isServiceOfGate, type ServiceRouter } from '../policy/service-route.js'
 import { isBrowserRequest, originalRequest, type CheckProtocol, type OriginalRequest, type ProxyRequest } from '../http/original-request.js'
 import { normalisePath } from '../http/path-normalise.js'
 import { isKnownHost, matchRule } from '../policy/rules.js'
+import { otherServiceText } from '../policy/service-words.js'
 import type { GateSession, SessionCookies } from '../session/session.js'
 import type { TrustCheck } from '../http/trusted-proxies.js'
 
@@ -287,10 +289,38 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
           counted(input, refused(protocol, userinfoFailure(error), input.req, input.original), `userinfo_${reasonOf(error)}`),
       )
     },
-    refused: (input, { error, answer }) =>
-      input.unrouted
-        ? counted(input, NO_SERVICE_ANSWER, 'no_service')
-        : counted(input, refused(input.protocol, answer, input.req, input.original), reasonOf(error), input.session?.sub),
+    refused: (input, { error, answer }) => {
+      if (input.unrouted) return counted(input, NO_SERVICE_ANSWER, 'no_service')
+      const reason = reasonOf(error)
+      const worded = reason === 'other_service' ? otherServiceAnswer(input, error) : undefined
+      return counted(input, refused(input.protocol, worded ?? answer, input.req, input.original), reason, input.session?.sub)
+    },
+  }
+
+  // The `other_service` refusals' words, per rule and service the request came with: made once each.
+  const otherServiceWords = new Map<CompiledRule, Map<string, HttpErrorAnswer>>()
+
+  /**
+   * A refusal for `other_service` that says where the rule's groups are and where the
+   * request came from; `undefined` (the core's answer stands) when denials are generic: the
+   * core's words are then not the requirement's, and neither are these.
+   */
+  function otherServiceAnswer(input: CheckInput, error: unknown): HttpErrorAnswer | undefined {
+    const { rule, service } = input
+    const { services } = core
+    if (services === undefined || router === undefined || service === undefined || rule.decision === 'anyone') return undefined
+    if ((error as Error).message !== requiredText(rule.decision)) return undefined
+    const credentials = input.session === undefined ? 'bearer' : 'session'
+    const forRule = otherServiceWords.get(rule) ?? new Map<string, HttpErrorAnswer>()
+    otherServiceWords.set(rule, forRule)
+    const key = `${credentials} ${service}`
+    let made = forRule.get(key)
+    if (made === undefined) {
+      const words = otherServiceText({ services, router }, rule.decision, service, credentials)
+      made = contract(new ForbiddenError(words, { reason: 'other_service' }))
+      forRule.set(key, made)
+    }
+    return made
   }
 
   // Each rule's step, made once (the flow validates its requirement again, from memory).

@@ -17,6 +17,7 @@ import { escapeHtml, htmlPage, pageLinks, wantsHtml } from './page-html.js'
 import { hostMatches, isKnownHost } from '../policy/rules.js'
 import { isServiceOfGate, type ServiceRouter } from '../policy/service-route.js'
 import type { GateSignIns } from '../session/oauth-clients.js'
+import { otherServiceReason } from '../policy/service-words.js'
 import type { SessionCookies } from '../session/session.js'
 import type { TrustCheck } from '../http/trusted-proxies.js'
 
@@ -31,6 +32,11 @@ export interface WhoamiRule {
   readonly outcome: 'pass' | 'fail' | 'signin' | 'unknown'
   /** The decision's reason for `fail` (`not_member`, `role_too_low`, ...). */
   readonly reason?: string
+  /**
+   * For `other_service`: where the rule's groups are and which service the person came
+   * with, in words (never with `denials: generic`).
+   */
+  readonly detail?: string
 }
 
 /** What whoami needs of the gate. */
@@ -91,7 +97,7 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
     rule: CompiledRule,
     token: string | undefined,
     service: string | undefined,
-  ): Promise<Pick<WhoamiRule, 'outcome' | 'reason'>> {
+  ): Promise<Pick<WhoamiRule, 'outcome' | 'reason' | 'detail'>> {
     if (rule.decision === 'anyone') return { outcome: 'pass' }
     if (token === undefined) return { outcome: 'signin' }
     try {
@@ -102,7 +108,12 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
         services === undefined || service === undefined
           ? await core.resolver.check(token, rule.decision)
           : await services.check(token, rule.decision, { service })
-      return decision.allowed ? { outcome: 'pass' } : { outcome: 'fail', reason: decision.reason }
+      if (decision.allowed) return { outcome: 'pass' }
+      // Not a missing membership: the rule's groups are on another service than the person's.
+      if (decision.reason === 'other_service' && !generic && services !== undefined && router !== undefined && service !== undefined) {
+        return { outcome: 'fail', reason: decision.reason, detail: otherServiceReason(services, router, rule.decision, service) }
+      }
+      return { outcome: 'fail', reason: decision.reason }
     } catch (error) {
       // A refused token is a sign-in; anything else (the group service down) is not known: never a "no".
       if (error instanceof InvalidTokenError || error instanceof TokenMissingError) return { outcome: 'signin' }
@@ -165,7 +176,7 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
     const items = described
       .map((rule) => {
         const methods = rule.methods === null ? 'Any method' : rule.methods.join(', ')
-        const reason = rule.reason === undefined ? '' : ` (${escapeHtml(rule.reason.replaceAll('_', ' '))})`
+        const reason = rule.reason === undefined ? '' : ` (${escapeHtml(rule.detail ?? rule.reason.replaceAll('_', ' '))})`
         const css = rule.outcome === 'pass' ? 'pass' : rule.outcome === 'fail' ? 'fail' : 'unknown'
         return `<li><strong>${escapeHtml(rule.id)}</strong>: ${escapeHtml(methods)} on <code>${escapeHtml(rule.path)}</code> needs ${escapeHtml(rule.requires)}. <span class="${css}">${escapeHtml(OUTCOME_WORDS[rule.outcome])}${reason}.</span></li>`
       })

@@ -54,3 +54,46 @@ function projectAll(
 ): (Requirement | undefined)[] {
   return parts.map((part) => projectRequirement(part, service, serviceOf))
 }
+
+/** `groupPrefixes` as pairs of a prefix and the service it names. */
+export type GroupPrefixEntries = readonly (readonly [prefix: string, service: string])[]
+
+/**
+ * The services whose `groupPrefixes` entries start `id`, each once, in the entries' order:
+ * one is the group's service, none or several mean it must be named.
+ *
+ * @example
+ * ```ts
+ * servicesByPrefix('fc:org:uio.no', Object.entries({ 'fc:': 'feide', 'urn:collab:': 'surf' })) // ['feide']
+ * ```
+ */
+export function servicesByPrefix(id: string, prefixes: GroupPrefixEntries): string[] {
+  const found: string[] = []
+  for (const [prefix, service] of prefixes) if (id.startsWith(prefix) && !found.includes(service)) found.push(service)
+  return found
+}
+
+/**
+ * For a group id no `groupPrefixes` entry covers, the service it most likely belongs to: the
+ * one whose prefix shares the longest start with it (`urn:mace:...` is nearer `urn:collab:`
+ * than `fc:`). `undefined` when no prefix shares a character with it or two services tie:
+ * then advice lists the services instead of guessing one.
+ *
+ * @example
+ * ```ts
+ * nearestPrefixService('urn:mace:surf.nl:staff', Object.entries({ 'fc:': 'feide', 'urn:collab:': 'surf' })) // 'surf'
+ * ```
+ */
+export function nearestPrefixService(id: string, prefixes: GroupPrefixEntries): string | undefined {
+  let best = 0
+  let nearest = new Set<string>()
+  for (const [prefix, service] of prefixes) {
+    let shared = 0
+    while (shared < prefix.length && shared < id.length && prefix[shared] === id[shared]) shared++
+    if (shared === 0 || shared < best) continue
+    if (shared > best) nearest = new Set()
+    best = shared
+    nearest.add(service)
+  }
+  return nearest.size === 1 ? [...nearest][0] : undefined
+}

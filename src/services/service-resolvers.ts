@@ -23,7 +23,7 @@ import {
   type ResolverHealth,
 } from '../resolver/index.js'
 import { createTelemetry } from '../resolver/telemetry.js'
-import { projectRequirement } from './projection.js'
+import { nearestPrefixService, projectRequirement, servicesByPrefix } from './projection.js'
 import { serviceTier } from './service-tier.js'
 import { issuerOf } from './token-issuer.js'
 
@@ -202,13 +202,19 @@ export function createServiceResolvers(options: ServiceResolversOptions): Servic
       resolver(leaf.service)
       return leaf.service
     }
-    const matched = new Set(prefixes.filter(([prefix]) => id.startsWith(prefix)).map(([, service]) => service))
-    if (matched.size === 1) return [...matched][0] as string
+    const matched = servicesByPrefix(id, prefixes)
+    if (matched.length === 1) return matched[0] as string
     const what = leaf.kind === 'group' ? `group ${JSON.stringify(id)}` : `group type ${JSON.stringify(id)}`
-    if (matched.size === 0) {
-      throw new InvalidArgumentError(`${what}: no groupPrefixes entry assigns it a service; name it: { service: '${names[0] ?? ''}' }`)
+    if (matched.length === 0) {
+      // The service its nearest prefix names, when one does; else every service: never simply the first.
+      const nearest = nearestPrefixService(id, prefixes)
+      const advice =
+        nearest === undefined
+          ? `name its service, one of ${names.map((name) => `'${name}'`).join(', ')}: { service: '...' }`
+          : `name its service, such as { service: '${nearest}' }`
+      throw new InvalidArgumentError(`${what}: no groupPrefixes entry assigns it a service; ${advice}`)
     }
-    throw new InvalidArgumentError(`${what} is ambiguous: groupPrefixes assign it to ${[...matched].join(' and ')}; name its service`)
+    throw new InvalidArgumentError(`${what} is ambiguous: groupPrefixes assign it to ${matched.join(' and ')}; name its service`)
   }
 
   // Each requirement's projections, made once at declaration (or at its first check).

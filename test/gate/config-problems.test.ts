@@ -167,7 +167,107 @@ rules:
       '14:5: rules[2].alow: unknown key (did you mean "allow"?)',
     ],
   },
+  {
+    name: 'indentation slips: the cache beside "service", a role beside "require"',
+    text: (port) => `listen: 127.0.0.1:${port}
+cache: { ttl: 30s }
+${SERVICE}rules:
+  - path: /admin/**
+    role: admin
+    require: { group: "fc:org:example.org" }
+  - allow: signed-in
+`,
+    problems: [
+      '2:1: cache: unknown key here: it belongs under "service" (did you mean "service.cache"?)',
+      '7:5: rules[0].role: unknown key here: it belongs under "require" (did you mean "rules[0].require.role"?)',
+    ],
+  },
 ]
+
+/** Two services, written with the slips and the group ids of issue 48: Feide's roles lack `manager`. */
+const SEVERAL = (port: number) => `listen: 127.0.0.1:${port}
+services:
+  feide:
+    service:
+      baseUrl: https://groups-api.dataporten.no/groups
+      roles: [member, admin, owner]
+  hosts: [styret.example.no]
+  surf:
+    service:
+      baseUrl: https://voot.surfconext.nl
+      roles: [member, manager, admin, owner]
+groupPrefixes:
+  "fc:": feide
+  "urn:collab:": surf
+rules:
+  - id: board
+    path: /board/**
+    require:
+      anyOf: ["fc:org:example.org", "urn:collab:org:surf.nl"]
+      service: surf
+  - id: staff
+    path: /staff/**
+    require:
+      anyOf: ["fc:org:example.org", "urn:mace:example.nl:staff"]
+  - id: managers
+    path: /managers/**
+    require: { group: "fc:org:example.org", role: manager }
+  - id: mixed
+    path: /mixed/**
+    require:
+      anyOf: ["fc:org:example.org", { group: "urn:mace:example.nl:staff", service: surf }, { group: "fc:org:example.org:unit:IT", service: surf }]
+  - allow: signed-in
+fixtures:
+  bob: { "urn:mace:example.nl:board": member }
+  carol: { "urn:mace:example.nl:staff": { role: member, service: surf } }
+`
+
+describe('with several services, group ids and services in the words of the configuration (issue 48, items 3 and 4)', () => {
+  it('says where a slipped key belongs, which service fits a group, and never moves a group off its prefix', async () => {
+    const port = await freePort()
+    const result = await run('several.yaml', SEVERAL(port), ['--check'])
+    expect(result.code).toBe(1)
+    const at = (problem: string) => expect.stringContaining(`${result.file}:${problem}`)
+    expect(result.lines).toEqual(
+      expect.arrayContaining([
+        at(
+          '7:3: services.hosts: is read as a service called "hosts", but "hosts" is a key of a service: indent it under the service it belongs to (did you mean "services.feide.hosts"?)',
+        ),
+        // A service for the whole list would move Feide's group to SURFconext.
+        at('20:7: rules[0].require.service: puts "fc:org:example.org" on surf, but "groupPrefixes" puts it on feide'),
+        // The advice is YAML that can be pasted into the list, with the service whose prefix is nearest.
+        at(
+          '24:37: rules[1].require.anyOf[1]: group "urn:mace:example.nl:staff": no groupPrefixes entry assigns it a service: name its service, as in - { group: "urn:mace:example.nl:staff", service: surf }',
+        ),
+        at(
+          '27:45: rules[2].require.role: unknown role "manager" for the group "fc:org:example.org" on the service feide: its roles are member < admin < owner',
+        ),
+        at('31:131: rules[3].require.anyOf[2].service: puts "fc:org:example.org:unit:IT" on surf, but "groupPrefixes" puts it on feide'),
+        at(
+          '34:10: fixtures.bob.urn:mace:example.nl:board: no groupPrefixes entry assigns it a service: name its service, as in "urn:mace:example.nl:board": { role: member, service: surf }',
+        ),
+      ]),
+    )
+    // Never the word it refuses as the suggestion, and nothing wrong with a group that names its service.
+    expect(result.stderr).not.toContain('did you mean "manager"')
+    expect(result.stderr).not.toContain('rules[3].require.anyOf[1]')
+    expect(result.stderr).not.toContain('fixtures.carol')
+    expect(result.lines.at(-1)).toBe(`voot-guard gate: 6 problems in ${result.file}`)
+  })
+
+  it('accepts each group of a list on its own service, in rules and fixtures', async () => {
+    const fixed = SEVERAL(await freePort())
+      .replace('  hosts: [styret.example.no]\n', '')
+      .replace('      service: surf\n', '')
+      .replace('"urn:mace:example.nl:staff"]', '{ group: "urn:mace:example.nl:staff", service: surf }]')
+      .replace('role: manager', 'role: admin')
+      .replace(', { group: "fc:org:example.org:unit:IT", service: surf }', '')
+      .replace('"urn:mace:example.nl:board": member', '"urn:mace:example.nl:board": { role: member, service: surf }')
+    const result = await run('several-fixed.yaml', fixed, ['--check'])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+  })
+})
 
 describe('a broken configuration is refused in one run, every problem located', () => {
   it.each(BROKEN)('$name', async ({ text, env, problems }) => {

@@ -164,6 +164,38 @@ describe('voot-guard gate --test', () => {
     expect(result.stderr).toMatch(/fixtures\.carol\.\.\.: The group ids "\." and "\.\." \(and their encodings\) are refused/)
   })
 
+  it("judges a role the service sends but does not rank (SURFconext's prospect) as the resolver does: it satisfies nothing", async () => {
+    const before = serviceCalls
+    const text = `service:
+  baseUrl: ${serviceUrl}
+rules:
+  - id: members
+    path: /members/**
+    require: { group: "urn:collab:org:surf.nl", role: member }
+  - id: any-role
+    path: /any/**
+    require: { group: "urn:collab:org:surf.nl" }
+  - allow: signed-in
+fixtures:
+  dana: { "urn:collab:org:surf.nl": prospect }
+  erik: { "urn:collab:org:surf.nl": member }
+tests:
+  - { name: "an invitee (prospect) is not yet a member", request: "GET https://app.example.nl/members/x", as: dana, expect: deny, rule: members }
+  - { request: "GET https://app.example.nl/any/x", as: dana, expect: deny, rule: any-role }
+  - { request: "GET https://app.example.nl/members/x", as: erik, expect: allow, rule: members }
+`
+    const file = await write('prospect.yaml', text)
+    const result = await cli(['--config', file, '--test'])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('ok 1 - an invitee (prospect) is not yet a member: deny (403, rule members)')
+    expect(result.stdout).toContain('# 3 of 3 policy tests pass')
+    const explained = await cli(['--config', file, '--explain', 'GET https://app.example.nl/members/x', '--as', 'dana'])
+    expect(explained.stdout).toMatch(/group urn:collab:org:surf\.nl \(role member or higher\): denied, role_too_low/)
+    expect(explained.stdout).toContain('role prospect, active')
+    expect(serviceCalls).toBe(before)
+  })
+
   it('runs the tests of examples/gate/gate.yaml', async () => {
     const result = await cli(['--config', 'examples/gate/gate.yaml', '--test'], EXAMPLE_ENV)
     expect(result.stderr).toBe('')
@@ -190,9 +222,11 @@ describe('voot-guard gate --test', () => {
       'rule: board (rules[0]: any host, path /board/**, methods all)',
       expect.stringMatching(/^answer: allow \(200, rule board\)/),
     ])
-    // The tree is the SURFconext service's: its part of the requirement, on its answers.
+    // The SURFconext service decided its part of the requirement, on its answers; Feide's part is in the tree, on Feide.
+    expect(explained.stdout).toMatch(/how it was decided:\n {2}any of \[.*\]: allowed, member {2}<- settled\n/)
+    expect(explained.stdout).toContain('    group fc:org:example.org (role admin or higher) on feide: denied, other_service\n')
     expect(explained.stdout).toMatch(
-      /how it was decided:\n {2}group urn:collab:group:surfteams\.nl:nl:surfnet:diensten:project_board \(role admin or higher\): allowed/,
+      /\n {4}group urn:collab:group:surfteams\.nl:nl:surfnet:diensten:project_board \(role admin or higher\): allowed, member {2}<- settled\n/,
     )
     const unknown = await cli(
       ['--config', 'examples/gate/services.yaml', '--explain', 'GET https://x/', '--as', 'bob', '--service', 'sruf'],
@@ -200,6 +234,39 @@ describe('voot-guard gate --test', () => {
     )
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('--service must be one of the services (feide, surf)')
+  })
+
+  it('prints the tree with other_service when a test fails because the groups are on another service', async () => {
+    const env = { VOOT_GATE_COOKIE_SECRET: EXAMPLE_ENV.VOOT_GATE_COOKIE_SECRET }
+    const example = await readFile('examples/gate/services.yaml', 'utf8')
+    // Only the SURFconext group: Bob signed in with Feide cannot pass it there, whatever he is at SURFconext.
+    const surfOnly = example.replace(
+      'anyOf: ["fc:org:example.org", "urn:collab:group:surfteams.nl:nl:surfnet:diensten:project_board"]',
+      'group: "urn:collab:group:surfteams.nl:nl:surfnet:diensten:project_board"',
+    )
+    const wrong = surfOnly.replace('as: bob, service: feide, expect: deny', 'as: bob, service: feide, expect: allow')
+    expect(wrong).not.toBe(surfOnly)
+    const file = await write('surf-only.yaml', wrong)
+    const result = await cli(['--config', file, '--test'], env)
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/not ok \d+ - GET https:\/\/styret\.example\.no\/board\/minutes as bob \(feide\): expected allow/)
+    expect(result.stdout).toContain(
+      '  # This resource requires the role admin or higher in the group urn:collab:group:surfteams.nl:nl:surfnet:diensten:project_board, on SURFconext; you signed in with Feide',
+    )
+    expect(result.stdout).toMatch(
+      / {2}# +group urn:collab:group:surfteams\.nl:nl:surfnet:diensten:project_board \(role admin or higher\) on surf: denied, other_service {2}<- settled/,
+    )
+    const explained = await cli(
+      ['--config', file, '--explain', 'GET https://board.example.nl/board/x', '--as', 'bob', '--service', 'feide'],
+      env,
+    )
+    expect(explained.code).toBe(0)
+    expect(explained.stdout).toContain(
+      'answer: deny (403, rule board): This resource requires the role admin or higher in the group urn:collab:group:surfteams.nl:nl:surfnet:diensten:project_board, on SURFconext; you signed in with Feide\n',
+    )
+    expect(explained.stdout).toContain(
+      'how it was decided:\n  group urn:collab:group:surfteams.nl:nl:surfnet:diensten:project_board (role admin or higher) on surf: denied, other_service  <- settled\n',
+    )
   })
 
   it('says so when a configuration has no tests', async () => {

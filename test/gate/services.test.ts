@@ -279,6 +279,68 @@ describe('one gate, two group services', () => {
   })
 })
 
+describe('a refusal because the groups are on another service (other_service)', () => {
+  it('says in the 403, on the forbidden page and in whoami where the groups are and which service the user came with', async () => {
+    const words = await startGateServer(
+      servicesConfig({
+        rules: [
+          { id: 'surf-board', path: '/surf/**', require: { group: PROJECT_BOARD_GROUP_ID, role: 'admin' } },
+          { id: 'signed-in', path: '/**', allow: 'signed-in' },
+        ],
+      }),
+      { logger: { warn: () => {} } },
+    )
+    try {
+      const token = feide.issueToken('alice')
+      const forwarded = {
+        'x-forwarded-method': 'GET',
+        'x-forwarded-proto': 'http',
+        'x-forwarded-host': 'no.app.test',
+        'x-forwarded-uri': '/surf/minutes',
+      }
+      const said = `This resource requires the role admin or higher in the group ${PROJECT_BOARD_GROUP_ID}, on SURFconext; the access token is Feide's`
+      const refused = await request(`${words.url}/_gate/forward-auth`, {
+        headers: { ...forwarded, accept: 'application/json', authorization: `Bearer ${token}` },
+      })
+      expect(refused.statusCode).toBe(403)
+      expect(await refused.body.json()).toEqual({ error: 'forbidden', error_description: said })
+      // Known without asking either service.
+      expect([...proxies.feide.received, ...proxies.surf.received]).not.toContain(token)
+
+      const page = await request(`${words.url}/_gate/forbidden`, {
+        headers: { ...forwarded, accept: 'text/html', authorization: `Bearer ${token}` },
+      })
+      expect(page.statusCode).toBe(403)
+      expect(await page.body.text()).toContain(`<p>${said.replace("'", '&#39;')}.</p>`)
+
+      const whoami = await request(`${words.url}/_gate/whoami`, {
+        headers: {
+          'x-forwarded-proto': 'http',
+          'x-forwarded-host': 'no.app.test',
+          accept: 'application/json',
+          authorization: `Bearer ${token}`,
+        },
+      })
+      const body = (await whoami.body.json()) as {
+        service: string
+        rules: { id: string; outcome: string; reason?: string; detail?: string }[]
+      }
+      expect(body.service).toBe('feide')
+      expect(body.rules.find((rule) => rule.id === 'surf-board')).toMatchObject({
+        outcome: 'fail',
+        reason: 'other_service',
+        detail: 'its groups are on SURFconext; you came with Feide',
+      })
+      const html = await request(`${words.url}/_gate/whoami`, {
+        headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'no.app.test', accept: 'text/html', authorization: `Bearer ${token}` },
+      })
+      expect(await html.body.text()).toContain('you do not pass (its groups are on SURFconext; you came with Feide).')
+    } finally {
+      await words.close()
+    }
+  })
+})
+
 describe('a browser chooses where to sign in', () => {
   it('is offered each provider on a page without script, chooses by keyboard, and its session keeps the choice', async (ctx) => {
     needChromium(ctx, CHROMIUM)

@@ -59,7 +59,12 @@ describe('which service a group belongs to', () => {
   })
 
   it('refuses an unmapped id, an ambiguous id and an unknown service at declaration', () => {
-    expect(() => services.prepare(group('x:unprefixed'))).toThrow(/no groupPrefixes entry assigns it a service/)
+    // No prefix shares a character with it: every service is named, not simply the first.
+    expect(() => services.prepare(group('x:unprefixed'))).toThrow(
+      /no groupPrefixes entry assigns it a service; name its service, one of 'feide', 'surf'/,
+    )
+    // The service whose prefix is nearest ("urn:" of "urn:collab:") is the one advised.
+    expect(() => services.prepare(group('urn:mace:example.nl:staff'))).toThrow(/name its service, such as \{ service: 'surf' \}/)
     expect(() => services.prepare(group('fc:x', undefined, { service: 'nowhere' }))).toThrow(/no group service is called "nowhere"/)
     const overlapping = createServiceResolvers({
       services: { feide: { baseUrl: feide.baseUrl }, local: { baseUrl: surf.baseUrl } },
