@@ -36,8 +36,10 @@ const OPTIONS = {
 } as const
 
 const HELP = `Usage: voot-guard emulator [--port N] [--host H] [--dialect D | --services LIST] [--data FILE] [--json]
-       voot-guard emulator members add|set|remove --user U --group G [--role R] [--url URL]
-       voot-guard emulator fault slow|500|429|down|clear [--user U] [--url URL]
+       voot-guard emulator members add|set|remove --user U --group G [--role R] [--active true|false]
+         [--not-before ISO] [--not-after ISO] [--url URL] [--service NAME]
+       voot-guard emulator fault slow|500|429|down [--user U] [--ms N] [--url URL] [--service NAME]
+       voot-guard emulator fault clear [--id N] [--url URL] [--service NAME]
 
 Runs an emulator of a VOOT group service and of its OAuth 2.0 / OpenID Connect
 authorization server, for development and tests. It prints its addresses and a ready-made
