@@ -74,8 +74,9 @@ describe('the shipped proxy configs', () => {
     expect(configs.sort()).toEqual(Object.keys(SNIPPETS).sort())
   })
 
-  it.each(Object.keys(SNIPPETS))(
+  it.for(Object.keys(SNIPPETS))(
     '%s shows a refused browser the forbidden page and routes /_gate/whoami to the gate',
+    { timeout: 60_000 },
     async (file, ctx) => {
       const snippet = SNIPPETS[file]!
       needBinary(ctx, snippet.binary)
@@ -99,6 +100,5 @@ describe('the shipped proxy configs', () => {
         await proxy.stop()
       }
     },
-    60_000,
   )
 })
