@@ -76,7 +76,7 @@ export function proxyRequestOf(request: FastCgiRequest): ProxyRequest {
  * The port of a `Host` header (`''` when it names none: the scheme's default), or
  * `undefined` when there is no `Host`, or none of the shape Apache accepts.
  */
-export function portOfHost(host: string | undefined): string | undefined {
+function portOfHost(host: string | undefined): string | undefined {
   if (host === undefined) return undefined
   const match = /^(?:\[[0-9A-Fa-f:.]+\]|[^:[\]\s]+)(?::(\d{1,5}))?$/.exec(host)
   return match === null ? undefined : (match[1] ?? '')
