@@ -32,7 +32,7 @@ const EXPLANATION: Readonly<Record<DecisionReason, string>> = {
   other_service: "the requirement is on another group service than the token's",
 }
 
-const HELP = `Usage: voot-guard check --base-url URL --group ID [--role ROLE] [--explain] [options]
+const HELP = `Usage: voot-guard check --base-url URL --group ID [--role ROLE] [--roles LIST] [--explain] [--json] [--timeout MS]
 
 Asks the group service whether the user behind VOOT_TOKEN has an active membership of
 group ID (with at least ROLE), with the same rules as the guards: a group missing from

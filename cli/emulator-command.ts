@@ -35,8 +35,10 @@ const OPTIONS = {
 } as const
 
 const HELP = `Usage: voot-guard emulator [--port N] [--host H] [--dialect D | --services LIST] [--data FILE] [--json]
-       voot-guard emulator members add|set|remove --user U --group G [--role R] [--url URL]
-       voot-guard emulator fault slow|500|429|down|clear [--user U] [--url URL]
+       voot-guard emulator members add|set|remove --user U --group G [--role R] [--active true|false]
+         [--not-before ISO] [--not-after ISO] [--url URL] [--service NAME]
+       voot-guard emulator fault slow|500|429|down [--user U] [--ms N] [--url URL] [--service NAME]
+       voot-guard emulator fault clear [--id N] [--url URL] [--service NAME]
 
 Runs an emulator of a VOOT group service and of its OAuth 2.0 / OpenID Connect
 authorization server, for development and tests. It prints its addresses and a ready-made
@@ -115,7 +117,12 @@ export const emulatorCommand: Command = {
         io.stdout.write(
           json
             ? `${JSON.stringify({ baseUrl: running.baseUrl, authUrl: running.authUrl, dialect: running.dialect, tokens })}\n`
-            : formatStarted(running, tokens, values.data, invocation),
+            : [
+                RUNNING,
+                '',
+                formatService(running, { tokens, consoleUrl: running.consoleUrl, dataFile: values.data, invocation }),
+                STOP,
+              ].join('\n'),
         )
       } else {
         const each = running.serviceNames.map((name) => {
@@ -132,7 +139,18 @@ export const emulatorCommand: Command = {
                   ]),
                 ),
               })}\n`
-            : each.map(({ name, service, tokens }) => `== ${name}\n${formatStarted(service, tokens, undefined, invocation)}`).join('\n'),
+            : [
+                `voot-guard emulator is running (stand-ins for ${each.length} VOOT group services, each under its own path; not for production)`,
+                '',
+                formatFields([['console', consoleNote(running.consoleUrl, "every service, a link to each one's own")]]).trimEnd(),
+                '',
+                // Each service's own console is under its path (`/<name>/_emulator/`), beside its endpoints.
+                ...each.map(
+                  ({ name, service, tokens }) =>
+                    `== ${name}\n\n${formatService(service, { tokens, consoleUrl: serviceConsoleUrl(running.consoleUrl, name), invocation })}`,
+                ),
+                STOP,
+              ].join('\n'),
         )
       }
       // A data file is read again when it changes; a bad one leaves the data in force.
@@ -193,26 +211,48 @@ function servicesArgument(EMULATOR_DIALECTS: readonly EmulatorDialect[], text: s
   return services
 }
 
-function formatStarted(
+/** The first line of the emulator's output. */
+const RUNNING = 'voot-guard emulator is running (a stand-in VOOT group service; not for production)'
+
+/** The last line of its output, once however many services it serves. */
+const STOP = 'Stop with Ctrl-C.\n'
+
+/** The console's address with what it is for, or that there is none. */
+function consoleNote(url: string | undefined, what: string): string {
+  return url === undefined ? 'none' : `${url}   (${what}; loopback clients only)`
+}
+
+/** The console of one of several services, under its path beside the index at `/_emulator/`. */
+function serviceConsoleUrl(indexUrl: string | undefined, name: string): string | undefined {
+  return indexUrl === undefined ? undefined : new URL(`/${name}/_emulator/`, indexUrl).href
+}
+
+/** The dialect, and where its group endpoints are: the root or a path (one of several services is under its name). */
+function dialectNote(emulator: EmulatorService): string {
+  const path = new URL(emulator.baseUrl).pathname.replace(/\/+$/, '')
+  const where = path === '' ? 'at the root' : `under ${path}`
+  return emulator.dialect === 'openconext' ? `openconext (SURFconext OpenConext-voot, ${where})` : `dataporten (Feide/Dataporten, ${where})`
+}
+
+/** One service's addresses, console, tokens and a try-it block. */
+function formatService(
   emulator: EmulatorService,
-  tokens: Readonly<Record<string, string>>,
-  dataFile: string | undefined,
-  invocation: string,
+  shown: {
+    readonly tokens: Readonly<Record<string, string>>
+    readonly consoleUrl: string | undefined
+    readonly dataFile?: string | undefined
+    readonly invocation: string
+  },
 ): string {
+  const { tokens, consoleUrl, dataFile, invocation } = shown
   const users = emulator.data.users
   const firstGroup = users.flatMap((user) => user.memberships)[0]?.groupId
   return [
-    'voot-guard emulator is running (a stand-in VOOT group service; not for production)',
-    '',
     formatFields([
       ['base URL', `${emulator.baseUrl}   (--base-url, VOOT_BASE_URL)`],
-      [
-        'dialect',
-        emulator.dialect === 'openconext'
-          ? 'openconext (SURFconext OpenConext-voot, at the root)'
-          : 'dataporten (Feide/Dataporten, under /groups)',
-      ],
+      ['dialect', dialectNote(emulator)],
       ['auth URL', `${emulator.authUrl}   (OpenID Connect discovery: ${emulator.authUrl}/.well-known/openid-configuration)`],
+      ['console', consoleNote(consoleUrl, 'memberships, faults, tokens, last calls')],
       ['data', dataFile ?? `built-in demo data (${emulator.dialect === 'openconext' ? 'SURFconext-style URN groups' : 'example.org'})`],
     ]).trimEnd(),
     '',
@@ -228,8 +268,6 @@ function formatStarted(
     `  export VOOT_TOKEN=${shellQuote(tokens[users[0]?.id ?? ''] ?? '<token>')}`,
     `  ${invocation} groups`,
     ...(firstGroup === undefined ? [] : [`  ${invocation} check --group ${printable(shellQuote(firstGroup))}`]),
-    '',
-    'Stop with Ctrl-C.',
     '',
   ].join('\n')
 }

@@ -36,9 +36,11 @@ const HELP = `Usage: voot-guard gate --config FILE [--allow-failing-tests]
        voot-guard gate --config FILE (--check | --test | --explain "METHOD URL" (--as USER | --token) [--service NAME])
 
 Runs the gate: an authorization service that nginx (auth_request), ingress-nginx, Caddy
-(forward_auth), Traefik (forwardAuth), Envoy (ext_authz) or Apache httpd (mod_authnz_fcgi,
-with "fastcgi" in the configuration) ask about each request to an app in any language. It decides from live VOOT group memberships with the same guard as
-the framework adapters. See docs/gate.md for the configuration and a snippet per proxy.
+(forward_auth), Traefik (forwardAuth), Envoy (ext_authz), HAProxy (a Lua action,
+examples/gate/voot-gate.lua) or Apache httpd (mod_authnz_fcgi, with "fastcgi" in the
+configuration) ask about each request to an app in any language. It decides from live VOOT
+group memberships with the same guard as the framework adapters. See docs/gate.md for the
+configuration and a snippet per proxy.
 
 Options:
   -c, --config FILE   the configuration (.yaml, .yml or .json); \${NAME} in a value is
@@ -155,7 +157,8 @@ async function explain(gate: GateModule, runner: PolicyRunner, ask: ExplainAsk, 
  */
 export const gateCommand: Command = {
   name: 'gate',
-  summary: 'run the gate that proxies (nginx, Caddy, Traefik, Envoy, Apache) ask about each request; check, test or explain its rules',
+  summary:
+    'run the gate that proxies (nginx, Caddy, Traefik, Envoy, HAProxy, Apache) ask about each request; check, test or explain its rules',
   help: HELP,
   async run(args, io) {
     const { signal: stopped, dispose } = commandStopSignal(io.signal)

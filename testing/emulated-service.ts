@@ -14,7 +14,7 @@ import { INTERNAL_ERROR, writeAnswer } from './answer.js'
 import { identifyCaller } from './bearer-auth.js'
 import { createConsoleRoutes, CONSOLE_PATH } from './console/console-routes.js'
 import { validateEmulatorData, type EmulatorData } from './data/data.js'
-import { dialectRoutes, type EmulatorDialect } from './group-service/dialect.js'
+import { dialectRoutes, serviceTitle, type EmulatorDialect } from './group-service/dialect.js'
 import { FaultRegistry, type FaultController } from './group-service/faults.js'
 import { createGroupService } from './group-service/group-service.js'
 import { createRateLimiter, type RateLimiter } from './group-service/rate-limiter.js'
@@ -190,7 +190,8 @@ export function createEmulatedService(setup: ServiceSetup, origin: string): Emul
   const log = new RequestLog()
   const faults = new FaultRegistry()
   const groupService = createGroupService({ data, routes, tokens, faults, latency, now, limiter: () => limiter })
-  const authorizationServer = createOAuthServer({ data, tokens, issuer: root, now })
+  const service = serviceTitle(dialect, prefix.slice(1))
+  const authorizationServer = createOAuthServer({ data, tokens, issuer: root, now, service })
   const defaultClientId = (): string => data.clients[0]?.clientId ?? 'emulator-client'
   // One token per user for the console's page, issued when it first shows the user.
   const consoleTokens = new Map<string, string>()
@@ -198,6 +199,7 @@ export function createEmulatedService(setup: ServiceSetup, origin: string): Emul
     ? undefined
     : createConsoleRoutes(
         {
+          service,
           data,
           faults,
           roles: dialect === 'openconext' ? OPENCONEXT_ROLES : DATAPORTEN_ROLES,

@@ -6,10 +6,16 @@
  * headers the client should get (`WWW-Authenticate`, `Location`, `Retry-After`).
  *
  * The original request is read from what Apache itself set, never from a header a client
- * sent: `REQUEST_METHOD`, `REQUEST_SCHEME`, `SERVER_NAME` and `SERVER_PORT` (the host the
- * virtual host serves with `UseCanonicalName On`), and `REQUEST_URI` (the request line's
- * target, raw). The credentials and the browser's `Accept` come from the client's
- * headers as Apache passes them (`HTTP_AUTHORIZATION` only with `CGIPassAuth On`).
+ * sent: `REQUEST_METHOD`, `REQUEST_SCHEME`, `SERVER_NAME` (the host the virtual host serves
+ * with `UseCanonicalName On`), and `REQUEST_URI` (the request line's target, raw). The one
+ * exception is the port, as nginx's snippet takes it: the one the browser wrote in its
+ * `Host` header (`HTTP_HOST`; none there is the scheme's default), so that the sign-in
+ * links the gate builds lead back to the port the browser used. `SERVER_PORT` is the
+ * ServerName's port, 80 when it names none even where Apache listens on another; it is read
+ * only for a request without `Host`. The port decides no rule and no session: rules match
+ * the host without it, and sessions are bound to the host. The credentials and the
+ * browser's `Accept` come from the client's headers as Apache passes them
+ * (`HTTP_AUTHORIZATION` only with `CGIPassAuth On`).
  *
  * @module
  */
@@ -57,7 +63,8 @@ export function proxyRequestOf(request: FastCgiRequest): ProxyRequest {
   const scheme = params.get('REQUEST_SCHEME')
   add('x-forwarded-method', params.get('REQUEST_METHOD'))
   add('x-forwarded-proto', scheme)
-  add('x-forwarded-host', authorityOf(params.get('SERVER_NAME'), params.get('SERVER_PORT'), scheme))
+  const browserPort = portOfHost(params.get('HTTP_HOST'))
+  add('x-forwarded-host', authorityOf(params.get('SERVER_NAME'), browserPort ?? params.get('SERVER_PORT'), scheme))
   const target = params.get('REQUEST_URI')
   // The request line's target; an absolute-form one ("GET http://host/path") names a host of its own: not read.
   add('x-forwarded-uri', target?.startsWith('/') === true ? target : undefined)
@@ -69,11 +76,21 @@ export function proxyRequestOf(request: FastCgiRequest): ProxyRequest {
   return { method: 'GET', headers, rawHeaders, socket: { remoteAddress: request.remoteAddress } }
 }
 
-/** `SERVER_NAME` with `SERVER_PORT`, the port left out when it is the scheme's default (as a browser writes the URL). */
+/**
+ * The port of a `Host` header (`''` when it names none: the scheme's default), or
+ * `undefined` when there is no `Host`, or none of the shape Apache accepts.
+ */
+function portOfHost(host: string | undefined): string | undefined {
+  if (host === undefined) return undefined
+  const match = /^(?:\[[0-9A-Fa-f:.]+\]|[^:[\]\s]+)(?::(\d{1,5}))?$/.exec(host)
+  return match === null ? undefined : (match[1] ?? '')
+}
+
+/** `SERVER_NAME` with the port, left out when it is `''` or the scheme's default (as a browser writes the URL). */
 function authorityOf(name: string | undefined, port: string | undefined, scheme: string | undefined): string | undefined {
-  if (name === undefined || port === undefined || !/^\d{1,5}$/.test(port)) return undefined
+  if (name === undefined || port === undefined || !/^(\d{1,5})?$/.test(port)) return undefined
   const lower = scheme?.toLowerCase()
-  if ((lower === 'http' && port === '80') || (lower === 'https' && port === '443')) return name
+  if (port === '' || (lower === 'http' && port === '80') || (lower === 'https' && port === '443')) return name
   // Apache writes an IPv6 SERVER_NAME in brackets already; a bare one is bracketed here.
   const host = name.includes(':') && !name.startsWith('[') ? `[${name}]` : name
   return `${host}:${port}`

@@ -446,6 +446,62 @@ describe('voot-guard emulator (in-process)', () => {
     expect(stdout).toMatch(/Emulator stopped\.\n$/)
   })
 
+  it('says where its console is, and that of each of several services, with their real paths, and how to stop once', async () => {
+    const started = async (args: string[]): Promise<{ stdout: string; stop: () => Promise<number> }> => {
+      const stop = new AbortController()
+      let stdout = ''
+      const done = runCli(['emulator', '--port', '0', ...args], {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: () => true },
+        env: {},
+        signal: stop.signal,
+      })
+      while (!stdout.includes('Stop with Ctrl-C')) await new Promise((resolve) => setTimeout(resolve, 5))
+      return {
+        stdout,
+        stop: () => {
+          stop.abort()
+          return done
+        },
+      }
+    }
+    const page = async (url: string): Promise<string> => {
+      const answer = await fetch(url)
+      expect(answer.status, url).toBe(200)
+      return answer.text()
+    }
+
+    const one = await started([])
+    try {
+      const origin = /base URL\s+(http:\/\/127\.0\.0\.1:\d+)\/groups/.exec(one.stdout)?.[1]
+      expect(origin, one.stdout).toBeDefined()
+      expect(one.stdout).toMatch(new RegExp(`^ {2}console {3}${origin!}/_emulator/ {3}\\(`, 'm'))
+      expect(one.stdout).toContain('dataporten (Feide/Dataporten, under /groups)')
+      expect(await page(`${origin!}/_emulator/`)).toContain('<h1>voot-guard emulator console: Feide</h1>')
+    } finally {
+      expect(await one.stop()).toBe(0)
+    }
+
+    const several = await started(['--services', 'feide=dataporten,surf=openconext'])
+    try {
+      const { stdout } = several
+      expect(stdout.match(/Stop with Ctrl-C\./g)).toHaveLength(1)
+      expect(stdout).toMatch(/Stop with Ctrl-C\.\n$/)
+      expect(stdout).toContain('dataporten (Feide/Dataporten, under /feide/groups)')
+      expect(stdout).toContain('openconext (SURFconext OpenConext-voot, under /surf)')
+      expect(stdout).not.toContain('at the root')
+      const consoles = [...stdout.matchAll(/^ {2}console +(http:\/\/\S+)/gm)].map((match) => match[1] as string)
+      const origin = new URL(consoles[0] ?? '').origin
+      expect(consoles).toEqual([`${origin}/_emulator/`, `${origin}/feide/_emulator/`, `${origin}/surf/_emulator/`])
+      // Each address printed is served, and each service's console names its service.
+      expect(await page(consoles[0]!)).toContain('surf (openconext)')
+      expect(await page(consoles[1]!)).toContain('<h1>voot-guard emulator console: Feide (feide)</h1>')
+      expect(await page(consoles[2]!)).toContain('<h1>voot-guard emulator console: SURFconext (surf)</h1>')
+    } finally {
+      expect(await several.stop()).toBe(0)
+    }
+  })
+
   it('serves several services with --services, each with tokens of its own that work there only', async () => {
     const stop = new AbortController()
     let stdout = ''

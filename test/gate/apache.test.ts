@@ -101,6 +101,24 @@ describe('Apache httpd (mod_authnz_fcgi) in front of a plain app', () => {
     expect(answer.headers.location).toBe(`${apache!.url}/_gate/signin?rd=${encodeURIComponent(back)}`)
   })
 
+  it('sends a browser to sign in on the port it used, with a ServerName that names no port (issue 48)', async (ctx) => {
+    needBinary(ctx, APACHE)
+    // The documented snippet as an admin runs it on a port other than 80: ServerName without a port.
+    expect(apache!.config).toContain('\n    ServerName 127.0.0.1\n')
+    expect(apache!.config).toContain(`<VirtualHost 127.0.0.1:${apache!.port}>`)
+    expect(apache!.port).not.toBe(80)
+    const answer = await send(apache!.url, '/wiki/page', { headers: { accept: 'text/html' } })
+    await expectStatus(answer, 302)
+    const signin = new URL(answer.headers.location as string)
+    expect(signin.origin).toBe(`http://127.0.0.1:${apache!.port}`)
+    expect(new URL(signin.searchParams.get('rd') as string).origin).toBe(`http://127.0.0.1:${apache!.port}`)
+    // And on through Apache to the OAuth server, which sends the browser back to that port.
+    const started = await send(apache!.url, `${signin.pathname}${signin.search}`, { headers: { accept: 'text/html' } })
+    await expectStatus(started, 302)
+    const authorize = new URL(started.headers.location as string)
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${apache!.port}/_gate/callback`)
+  })
+
   it('signs a browser in end to end: the sign-in through Apache, the session cookie, the app sees who', async (ctx) => {
     needBinary(ctx, APACHE)
     const jar = new Map<string, string>()

@@ -56,6 +56,8 @@ describe('docs/gate.md', () => {
     expect(yaml).toContain('path_prefix: /_gate/ext-authz')
     expect(yaml).toContain('status_on_error: { code: ServiceUnavailable }')
     expect(yaml).toContain('nginx.ingress.kubernetes.io/auth-url: "http://voot-gate.auth.svc.cluster.local:4181/_gate/auth-request/$host"')
+    // ingress-nginx routes whoami with the browser endpoints, as every snippet does (test/gate/snippet-pages.test.ts runs the others).
+    expect(yaml).toContain('- { path: /_gate/whoami, pathType: Exact, backend: { service: { name: voot-gate, port: { number: 4181 } } } }')
   })
 
   it('never has nginx tell the gate the raw Host header ($http_host) as the host to judge', async () => {

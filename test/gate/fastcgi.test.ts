@@ -313,21 +313,50 @@ describe('the params as the original request, and the answer for Apache', () => 
       remoteAddress: '127.0.0.1',
     })
 
-  it('reads the host Apache served (SERVER_NAME, the port when not the default), never HTTP_HOST or a client’s X-Forwarded-Host', () => {
+  it('reads the host Apache served (SERVER_NAME), never HTTP_HOST’s host or a client’s X-Forwarded-Host', () => {
     expect(request().headers).toMatchObject({
       'x-forwarded-host': 'wiki.example.org',
       'x-forwarded-uri': '/admin/x?y=1',
       'x-forwarded-proto': 'https',
     })
-    expect(request({ SERVER_PORT: '8443' }).headers['x-forwarded-host']).toBe('wiki.example.org:8443')
-    expect(request({ REQUEST_SCHEME: 'http', SERVER_PORT: '443' }).headers['x-forwarded-host']).toBe('wiki.example.org:443')
-    expect(request({ SERVER_NAME: '::1', SERVER_PORT: '8080', REQUEST_SCHEME: 'http' }).headers['x-forwarded-host']).toBe('[::1]:8080')
     expect(request().rawHeaders.filter((_, i) => i % 2 === 0)).not.toContain('host')
+  })
+
+  it('takes the port the browser wrote in Host (as nginx’s snippet does), the scheme’s default when it wrote none', () => {
+    // ServerName without a port: SERVER_PORT is 80 even where Apache listens on 8000.
+    const http = { REQUEST_SCHEME: 'http', SERVER_PORT: '80' }
+    expect(request({ ...http, HTTP_HOST: 'evil.example.org:8000' }).headers['x-forwarded-host']).toBe('wiki.example.org:8000')
+    expect(request({ ...http, HTTP_HOST: 'wiki.example.org' }).headers['x-forwarded-host']).toBe('wiki.example.org')
+    expect(request({ ...http, HTTP_HOST: 'wiki.example.org:80' }).headers['x-forwarded-host']).toBe('wiki.example.org')
+    expect(request({ SERVER_PORT: '443', HTTP_HOST: 'wiki.example.org:8443' }).headers['x-forwarded-host']).toBe('wiki.example.org:8443')
+    expect(request({ SERVER_PORT: '8443', HTTP_HOST: 'wiki.example.org' }).headers['x-forwarded-host']).toBe('wiki.example.org')
+    expect(request({ ...http, HTTP_HOST: '[::1]:8080' }).headers['x-forwarded-host']).toBe('wiki.example.org:8080')
+    expect(request({ SERVER_NAME: '::1', ...http, HTTP_HOST: '[::1]:8080' }).headers['x-forwarded-host']).toBe('[::1]:8080')
+  })
+
+  it('reads SERVER_PORT only for a request without a Host header it can read', () => {
+    const forwardedHost = (extra: Record<string, string>) => {
+      const { headers } = request(extra)
+      return headers['x-forwarded-host']
+    }
+    expect(forwardedHost({ HTTP_HOST: 'a:b:c', SERVER_PORT: '8443' })).toBe('wiki.example.org:8443')
+    expect(forwardedHost({ HTTP_HOST: 'wiki.example.org:99999999', SERVER_PORT: '443' })).toBe('wiki.example.org')
+    const noHost = proxyRequestOf({
+      params: new Map(Object.entries({ REQUEST_SCHEME: 'http', SERVER_NAME: '::1', SERVER_PORT: '8080', REQUEST_URI: '/' })),
+      remoteAddress: '127.0.0.1',
+    })
+    expect(noHost.headers['x-forwarded-host']).toBe('[::1]:8080')
+    expect(
+      proxyRequestOf({
+        params: new Map(Object.entries({ REQUEST_SCHEME: 'http', SERVER_NAME: 'w', SERVER_PORT: '443' })),
+        remoteAddress: '127.0.0.1',
+      }).headers['x-forwarded-host'],
+    ).toBe('w:443')
   })
 
   it('leaves out what is missing or not a path, so that the check answers 401', () => {
     expect(request({ REQUEST_URI: 'http://evil.example.org/admin' }).headers['x-forwarded-uri']).toBeUndefined()
-    expect(request({ SERVER_PORT: 'eighty' }).headers['x-forwarded-host']).toBeUndefined()
+    expect(request({ SERVER_PORT: 'eighty', HTTP_HOST: '' }).headers['x-forwarded-host']).toBeUndefined()
   })
 
   it('passes the gate’s headers for the app as Variable- headers on 200 only, and the client’s headers otherwise, without a body', () => {

@@ -258,6 +258,18 @@ describe('docs/gate.md, "Try it on your machine"', () => {
       expect(await page.locator('body').innerText()).toBe('Hello, bob (rule signed-in)')
       const admin = await page.goto(`${app}/admin/reports`)
       expect(admin?.status()).toBe(403)
+      // The gate's forbidden page, as the page says, not the check's raw JSON.
+      const heading = await page.getByRole('heading', { level: 1 }).innerText()
+      expect(heading).toBe('You do not have access to this page')
+      expect(section.replace(/\s+/g, ' ')).toContain(`\`${heading}\``)
+      expect(await page.locator('main').innerText()).toContain(
+        'This resource requires the role admin or higher in the group fc:org:example.org.',
+      )
+      const whoamiLink = /<(http:\/\/127\.0\.0\.1:8000\/_gate\/whoami)>/.exec(section)?.[1]
+      expect(whoamiLink).toBeDefined()
+      const whoami = await page.goto(local(whoamiLink!))
+      expect(whoami?.status()).toBe(200)
+      expect(await page.locator('main').innerText()).toContain('You are signed in as bob.')
     } finally {
       await bob.close()
     }

@@ -82,7 +82,7 @@ describe('the console page in Chromium', () => {
       const answer = await page.goto(emulator.consoleUrl!)
       expect(answer?.status()).toBe(200)
       expect(answer?.headers()['content-security-policy']).toBe(CONSOLE_CSP)
-      expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('voot-guard emulator console')
+      expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('voot-guard emulator console: Feide')
       // The copy buttons are shown by the page's one script (allowed by its hash).
       await expect.poll(() => page.getByRole('button', { name: "Copy alice's token", exact: true }).isVisible()).toBe(true)
       await page.screenshot({ path: new URL('emulator-console.png', IMAGES).pathname, fullPage: true })

@@ -191,6 +191,35 @@ describe('the console of several services', () => {
     }
   }, 60_000)
 
+  it('names the service on its consent page and its console, so that a person with both open knows which (Chromium)', async (ctx) => {
+    needChromium(ctx, CHROMIUM)
+    if (!CHROMIUM.found) return
+    const browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: [...CHROMIUM_ARGS], timeout: 30_000 })
+    try {
+      const page = await browser.newPage()
+      for (const [service, named] of [
+        [feide, 'Feide (feide)'],
+        [surf, 'SURFconext (surf)'],
+      ] as const) {
+        const authorize = new URL(`${service.authUrl}/oauth/authorization`)
+        authorize.search = new URLSearchParams({
+          client_id: 'demo-client',
+          redirect_uri: 'http://127.0.0.1/callback',
+          response_type: 'code',
+          scope: 'openid groups',
+        }).toString()
+        await page.goto(authorize.href)
+        expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(`Sign in to Demo client with ${named}`)
+        expect(await page.title()).toBe(`Sign in with ${named} · voot-guard emulator`)
+        await page.goto(`${origin}${new URL(service.authUrl).pathname}/_emulator/`)
+        expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(`voot-guard emulator console: ${named}`)
+        expect(await page.title()).toBe(`voot-guard emulator console: ${named}`)
+      }
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
+
   it('changes one service from a shell with --service, and asks for it without', async () => {
     let stdout = ''
     let stderr = ''

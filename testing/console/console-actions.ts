@@ -85,6 +85,8 @@ export const RECENT_CALLS = 25
 
 /** What the console acts on: the emulator's own pieces. */
 export interface ConsoleTarget {
+  /** The service the console's page names (`Feide`, `SURFconext (surf)`). */
+  readonly service: string
   readonly data: EmulatorData
   readonly faults: FaultRegistry
   readonly roles: readonly string[]

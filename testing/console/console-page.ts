@@ -56,8 +56,19 @@ function options(values: readonly (readonly [string, string])[], selected?: stri
     .join('')
 }
 
-/** The console page for `state`, its forms posting to `base` (`/_emulator`); `baseUrl` is the group endpoints', for the curl lines. */
-export function consolePage(state: ConsoleState, base: string, baseUrl: string, message?: PageMessage): Answer {
+/** Where a console page is: its forms' path, the group endpoints, the service it changes. */
+export interface ConsolePlace {
+  /** Where its forms post (`/_emulator`, `/surf/_emulator`). */
+  readonly base: string
+  /** The group endpoints', for the curl lines. */
+  readonly baseUrl: string
+  /** The service it changes, named in its heading (`Feide`, `SURFconext (surf)`). */
+  readonly service?: string
+}
+
+/** The console page for `state` at `place`. */
+export function consolePage(state: ConsoleState, place: ConsolePlace, message?: PageMessage): Answer {
+  const { base, baseUrl, service } = place
   const roles = state.roles.map((role) => [role, role] as const)
   const users = state.users.map((user) => [user.id, `${user.name} (${user.id})`] as const)
   const groups = state.groups.map((group) => [group.id, group.id] as const)
@@ -133,23 +144,25 @@ ${faults}
 <button type="submit" name="action" value="set">Set</button> <button type="submit" name="action" value="off">No limit</button></form>
 <h2 id="calls">Last calls to the group service</h2>
 ${calls}`
-  return consoleDocument(main, message?.kind === 'problem' ? 400 : 200, true)
+  return consoleDocument(main, message?.kind === 'problem' ? 400 : 200, true, service)
 }
 
 /** A console page around `main`: the head, the style, the copy buttons' script when `script`, and the headers. */
-function consoleDocument(main: string, status: number, script: boolean): Answer {
+function consoleDocument(main: string, status: number, script: boolean, service?: string): Answer {
+  // A service's console says which service it changes: with two open, each tab says which.
+  const title = service === undefined ? 'voot-guard emulator console' : `voot-guard emulator console: ${service}`
   const body = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>voot-guard emulator console</title>
+<title>${escape(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <main>
-<h1>voot-guard emulator console</h1>
+<h1>${escape(title)}</h1>
 ${main}
 </main>
 ${script ? `<script>${SCRIPT}</script>\n` : ''}</body>

@@ -128,7 +128,8 @@ export function createConsoleRoutes(
     },
   }
 
-  const page = (message?: PageMessage): Answer => consolePage(consoleState(target), pagePath, baseUrl(), message)
+  const page = (message?: PageMessage): Answer =>
+    consolePage(consoleState(target), { base: pagePath, baseUrl: baseUrl(), service: target.service }, message)
 
   return {
     async handle(req, res, url) {

@@ -47,6 +47,30 @@ const dataportenRoutes: DialectRoutes = {
 }
 
 /**
+ * The real service a dialect plays, as its users know it: what the emulator's pages name.
+ *
+ * @example
+ * ```ts
+ * DIALECT_SERVICES.openconext // 'SURFconext'
+ * ```
+ */
+export const DIALECT_SERVICES: Readonly<Record<EmulatorDialect, string>> = { dataporten: 'Feide', openconext: 'SURFconext' }
+
+/**
+ * How the emulator's pages name one service: the real service its dialect plays, and the
+ * name it has among several (`SURFconext (surf)`), so that a person signing in with two
+ * services at once sees which one asks.
+ *
+ * @example
+ * ```ts
+ * serviceTitle('dataporten', '') // 'Feide'
+ * ```
+ */
+export function serviceTitle(dialect: EmulatorDialect, name: string): string {
+  return name === '' ? DIALECT_SERVICES[dialect] : `${DIALECT_SERVICES[dialect]} (${name})`
+}
+
+/**
  * The routes of a dialect.
  *
  * @throws {@link InvalidOptionError} naming `dialect` for an unknown dialect.

@@ -105,6 +105,7 @@ function showConsent(ctx: OAuthContext, search: URLSearchParams): Answer {
   return consentPage({
     requestId,
     clientName: client.name ?? client.clientId,
+    service: ctx.service,
     redirectUri,
     scopes,
     users: ctx.data.users.map((u) => ({ id: u.id, name: u.name })),

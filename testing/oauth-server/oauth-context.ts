@@ -47,6 +47,8 @@ export interface OAuthContext {
   readonly codes: Map<string, CodeRecord>
   /** Access token lifetime, in seconds. */
   readonly accessTokenLifetime: number
+  /** The service its pages name (`Feide`, `SURFconext (surf)`). */
+  readonly service: string
 }
 
 /** Lifetime of an authorization code, in ms (RFC 6749 section 4.1.2 recommends at most 10 minutes). */

@@ -15,6 +15,8 @@ export interface ConsentPage {
   /** Handle of the pending request, posted back with the decision. */
   readonly requestId: string
   readonly clientName: string
+  /** The service the person signs in with (`Feide`, `SURFconext (surf)`): two emulated services look alike otherwise. */
+  readonly service: string
   readonly redirectUri: string
   readonly scopes: readonly string[]
   readonly users: readonly { readonly id: string; readonly name: string }[]
@@ -68,8 +70,8 @@ export function consentPage(page: ConsentPage): Answer {
     page.scopes.length === 0
       ? '<li>Nothing beyond signing you in</li>'
       : page.scopes.map((s) => `<li><code>${escape(s)}</code>: ${escape(SCOPE_TEXT[s] ?? 'A permission of this service')}</li>`).join('\n')
-  const body = `<h1>Sign in to ${escape(page.clientName)}</h1>
-<p>This is the voot-guard emulator: choose a demo user to sign in as. No password is needed.</p>
+  const body = `<h1>Sign in to ${escape(page.clientName)} with ${escape(page.service)}</h1>
+<p>This is the voot-guard emulator playing ${escape(page.service)}: choose a demo user to sign in as. No password is needed.</p>
 ${insecure ? `<p class="warning" role="alert"><strong>Warning:</strong> this application receives your sign-in over an unsecured (HTTP) address: <code>${escape(page.redirectUri)}</code>.</p>` : ''}
 <form method="post" action="${escape(page.action)}">
 <input type="hidden" name="request_id" value="${escape(page.requestId)}">
@@ -84,7 +86,7 @@ ${scopes}
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="decline" formnovalidate>Decline</button>
 </form>`
-  return { status: 200, headers: HEADERS, body: document('Sign in', body) }
+  return { status: 200, headers: HEADERS, body: document(`Sign in with ${page.service}`, body) }
 }
 
 /**

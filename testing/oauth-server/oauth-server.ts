@@ -44,6 +44,8 @@ export interface OAuthServerOptions {
   now: () => number
   /** Access token lifetime in seconds. Default `28800` (8 hours; the real service's are long). */
   accessTokenLifetime?: number
+  /** The service its pages name (`Feide`, `SURFconext (surf)`). Default `'the emulated service'`. */
+  service?: string
 }
 
 /**
@@ -86,6 +88,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
     pending: new Map(),
     codes: new Map(),
     accessTokenLifetime: options.accessTokenLifetime ?? 28_800,
+    service: options.service ?? 'the emulated service',
   }
   const metadata = (): Record<string, unknown> => discoveryDocument(ctx)
 

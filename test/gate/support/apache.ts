@@ -42,7 +42,8 @@ export async function apacheSite(port: number, addresses: ApacheAddresses, dir: 
     .replace('http://127.0.0.1:4181/_gate/$1', `http://127.0.0.1:${addresses.gatePort}/_gate/$1`)
     .replace('http://127.0.0.1:4181/_gate/forbidden', `http://127.0.0.1:${addresses.gatePort}/_gate/forbidden`)
     .replace('<VirtualHost *:80>', `<VirtualHost 127.0.0.1:${port}>`)
-    .replace('ServerName app.example.org', `ServerName 127.0.0.1:${port}`)
+    // No port, as an admin writes it (docs/gate.md): the sign-in links carry the browser's own.
+    .replace('ServerName app.example.org', 'ServerName 127.0.0.1')
     .replace('ProxyPass "/" "http://127.0.0.1:8080/"', `ProxyPass "/" "http://127.0.0.1:${addresses.appPort}/"`)
     .replace('/etc/apache2/voot-gate-unavailable.asis', `${dir}/voot-gate-unavailable.asis`)
   const cgi = `
