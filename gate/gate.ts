@@ -9,7 +9,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { createRequire } from 'node:module'
 import { DEFAULT_CACHE_TTL, nearestKey, type GuardCore } from '../src/adapter-kit.js'
 import { group, type SharedCache, VootError } from '../src/index.js'
-import { createRedisCache } from '../redis/index.js'
+import { createRedisCache, createSessionEnds } from '../redis/index.js'
 import { jsonAnswer, writeAnswer, type Answer } from './http/answer.js'
 import { createCheckHandler, type CheckFlow, type CheckHandler } from './front/check.js'
 import type { CheckRecord } from './ops/check-record.js'
@@ -26,6 +26,7 @@ import type { ServiceRouter } from './policy/service-route.js'
 import { AUTH_REQUEST_PATH, EXT_AUTHZ_PREFIX } from './http/original-request.js'
 import { compileRules, isKnownHost, isRedirectHost, rolesOf } from './policy/rules.js'
 import { createSessionCookies } from './session/session.js'
+import { createGateSessionEnds, type SessionEndTier } from './session/session-ends.js'
 import { createSignInHandlers } from './sign-in/sign-in.js'
 import { createTrustCheck } from './http/trusted-proxies.js'
 
@@ -181,6 +182,8 @@ export async function checkGateConfig(config: unknown): Promise<readonly GateCon
 
 interface RedisConnection {
   readonly cache: SharedCache
+  /** The fleet's session ends, on the same client and channel. */
+  readonly sessionEnds: SessionEndTier
   /** Connects the client: called once the configuration is accepted, so a refused one opens nothing. */
   connect(): Promise<void>
   quit(): Promise<void>
@@ -190,7 +193,9 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
   // node-redis is an optional peer dependency, loaded only when `redis` is configured.
   const { createClient } = createRequire(import.meta.url)('redis') as typeof import('redis')
   const client = createClient({ url: redis.url })
-  const cache = createRedisCache({ client, secret: redis.secret, ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }) })
+  const tierOptions = { client, secret: redis.secret, ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }) }
+  const cache = createRedisCache(tierOptions)
+  const sessionEnds = createSessionEnds(tierOptions)
   let reported = false
   client.on('error', (error: unknown) => {
     if (!reported)
@@ -199,11 +204,13 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
   })
   return {
     cache,
+    sessionEnds,
     connect: () =>
       client.connect().then(() => {
         reported = false
       }),
     async quit() {
+      sessionEnds.close()
       await cache.close()
       if (client.isOpen) await client.quit().catch(() => client.destroy())
     },
@@ -250,7 +257,8 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   const now = Date.now
   const trusted = createTrustCheck(settings.trustedProxies)
   const metrics = createGateMetrics()
-  const cookies = settings.cookie.secrets.length > 0 ? createSessionCookies(settings.cookie, now) : undefined
+  const sessionEnds = createGateSessionEnds({ maxAge: settings.cookie.maxAge, now, tier: redis?.sessionEnds, log: warn })
+  const cookies = settings.cookie.secrets.length > 0 ? createSessionCookies(settings.cookie, now, sessionEnds) : undefined
   const decisions =
     settings.log === undefined
       ? undefined
@@ -376,6 +384,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
       closing = true
       await decisions?.close()
       await closeResolvers(core)
+      sessionEnds.close()
       await redis?.quit()
     },
   }

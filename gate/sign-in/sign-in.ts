@@ -182,6 +182,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
         if (tokens.tokenType !== 'Bearer') return failed('The provider issued a sender-constrained token, which a gate cannot forward')
         const sub = tokens.claims?.sub ?? (await client.userinfo(tokens)).sub
         if (typeof sub !== 'string' || sub === '') return failed('The provider named no subject for this user')
+        // The ID token's issuer and `sid`: a back-channel logout names the session by them.
+        const claims = tokens.claims as { iss?: unknown; sid?: unknown } | undefined
         session = {
           accessToken: tokens.accessToken,
           expiresAt: tokens.expiresAt,
@@ -189,6 +191,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
           sub,
           issuedAt: now(),
           service: state.service,
+          issuer: typeof claims?.iss === 'string' ? claims.iss : undefined,
+          providerSid: typeof claims?.sid === 'string' ? claims.sid : undefined,
         }
       } catch (error) {
         const code = (error as { code?: unknown; error?: unknown }).error ?? (error as { code?: unknown }).code
@@ -210,7 +214,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
       const rd = target(query, origin)
       const session = cookies.readSession(req.headers.cookie, origin)
       if (session !== undefined) {
-        cookies.signOut(session)
+        // Ended on every instance first: the answers' invalidation below may fail on its own.
+        await cookies.signOut(session)
         try {
           // With several services: dropped in each (no call), whichever it was for.
           await (core.services ?? core.resolver).invalidate(session.accessToken)
