@@ -28,6 +28,7 @@ import { compileRules, isKnownHost, isRedirectHost, rolesOf } from './policy/rul
 import { createSessionCookies } from './session/session.js'
 import { createGateSessionEnds, type SessionEndTier } from './session/session-ends.js'
 import { createSignInHandlers } from './sign-in/sign-in.js'
+import { createBackchannelLogout } from './sign-in/backchannel-logout.js'
 import { createTrustCheck } from './http/trusted-proxies.js'
 
 /**
@@ -287,6 +288,9 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
           now,
           log: warn,
         })
+  // Sessions are needed to end any: without cookie secrets there are none.
+  const backchannelLogout =
+    cookies === undefined ? undefined : createBackchannelLogout({ signIns, ends: sessionEnds, metrics, log: warn })
   let closing = false
 
   const ready = (async () => {
@@ -342,6 +346,10 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
         if (browser === undefined) return NOT_FOUND
         if (method !== 'POST') return notAllowed('POST')
         return browser.signOut(req, new URLSearchParams(query))
+      case '/_gate/backchannel-logout':
+        if (backchannelLogout === undefined) return NOT_FOUND
+        if (method !== 'POST') return notAllowed('POST')
+        return backchannelLogout(req)
       case '/_gate/whoami':
         if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET')
         return whoami(req)
@@ -360,7 +368,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
   }
 
   const listener: RequestListener = (req, res) => {
-    // The gate reads no request body: Node discards an unread one when the answer ends.
+    // The gate reads no request body but a back-channel logout's: Node discards an unread one when the answer ends.
     const url = req.url ?? '/'
     const mark = url.indexOf('?')
     const path = mark === -1 ? url : url.slice(0, mark)

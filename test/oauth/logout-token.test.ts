@@ -92,7 +92,7 @@ describe('verifyLogoutToken', () => {
   })
 
   const now = () => Math.floor(Date.now() / 1000)
-  it.each([
+  it.each<[string, () => Promise<string>, string]>([
     ['signed with a key not in the JWKS', () => logoutToken({}, { key: stranger }), 'signature'],
     ['from another issuer', () => logoutToken({ iss: 'https://evil.example.org' }), '"iss"'],
     ['for another client', () => logoutToken({ aud: 'someone-else' }), '"aud"'],
@@ -120,7 +120,7 @@ describe('verifyLogoutToken', () => {
     ],
     ['not a JWT', async () => 'not-a-jwt', 'malformed'],
     ['encrypted (five parts)', async () => 'eyJhbGciOiJSU0EtT0FFUCJ9.a.b.c.d', 'not a signed JWT'],
-  ] as const)('refuses a logout token %s', async (_name, make, words) => {
+  ])('refuses a logout token %s', async (_name, make, words) => {
     const error = await refusal(verifyLogoutToken(client(), await make()))
     expect(error).toMatchObject({ check: 'logout_token', status: 400 })
     expect((error as Error).message).toContain(words)
