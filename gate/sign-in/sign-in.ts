@@ -2,7 +2,8 @@
  * The browser endpoints: `GET /_gate/signin?rd=` (the code flow with PKCE through
  * `voot-guard/oauth`, its state in a short-lived sealed cookie; or a refresh of an expired
  * session), `GET /_gate/callback` (the session cookie), `POST /_gate/signout` (same-origin
- * only; clears the cookie and the token's cached answers across the fleet).
+ * only; ends the session on every instance, clears the cookie and the token's cached answers
+ * across the fleet, and with `oauth.endSession` goes on to the provider's end-session endpoint).
  *
  * @module
  */
@@ -109,6 +110,28 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
       offered.map((service) => ({ service, label: router.labelOf(service) })),
       rd,
     )
+  }
+
+  /**
+   * With `oauth.endSession`, where the browser ends its session at the provider after the
+   * gate's own sign-out (RP-Initiated Logout 1.0): the provider's `end_session_endpoint` with
+   * `client_id` and `post_logout_redirect_uri` (`rd`, absolute; the provider must know it).
+   * `undefined` when not configured, or when the provider publishes none or cannot be asked.
+   */
+  async function providerSignOut(session: GateSession, origin: BrowserOrigin, rd: string): Promise<string | undefined> {
+    const oauth = signIns.get(session.service)
+    if (oauth === undefined || !oauth.endSession) return undefined
+    try {
+      const end = (await oauth.client.metadata()).end_session_endpoint
+      if (end === undefined) return undefined
+      const url = new URL(end)
+      url.searchParams.set('client_id', oauth.client.clientId)
+      url.searchParams.set('post_logout_redirect_uri', new URL(rd, `${origin.scheme}://${origin.authority}`).href)
+      return url.href
+    } catch {
+      log('sign-out: the provider could not be asked for its end_session_endpoint; signed out at the gate only')
+      return undefined
+    }
   }
 
   return {
@@ -230,7 +253,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
         const answer = invalid('rd must be a relative path or a URL on a host the gate knows')
         return { ...answer, headers: { ...answer.headers, 'set-cookie': [clear] } }
       }
-      return redirectAnswer(303, rd, [clear])
+      const atProvider = session === undefined ? undefined : await providerSignOut(session, origin, rd)
+      return redirectAnswer(303, atProvider ?? rd, [clear])
     },
   }
 }

@@ -4,7 +4,8 @@
  * a user's sessions end makes that user's session cookie a 401 on every gate within a
  * second, and on a gate started afterwards; a forged, replayed or wrong-audience token is a
  * 400 that ends nothing. The sessions come from real sign-ins at the emulator (their ID
- * tokens' `sid`).
+ * tokens' `sid`). With `oauth.endSession`, sign-out goes on to the emulator's end-session
+ * endpoint (RP-Initiated Logout 1.0) and back.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -42,7 +43,7 @@ beforeAll(async () => {
       ...defaultData,
       clients: [
         ...defaultData.clients,
-        { ...GATE_CLIENT, backchannelLogoutUri: `${receiver}/voot-gate` },
+        { ...GATE_CLIENT, backchannelLogoutUri: `${receiver}/voot-gate`, postLogoutRedirectUris: ['http://127.0.0.1/*'] },
         {
           clientId: 'other-app',
           clientSecret: 'other-app-secret',
@@ -185,5 +186,23 @@ describe('back-channel logout at the gate (the emulator as the provider, gates s
     })
     expect(none.status).toBe(400)
     expect((await fetch(`${one.url}/_gate/backchannel-logout`)).status).toBe(405)
+  })
+
+  it('with endSession, a sign-out goes on to the provider and comes back to rd', async () => {
+    const gate = await startTestGate({ ...config, oauth: { ...(config.oauth as NonNullable<GateConfig['oauth']>), endSession: true } })
+    gates.push(gate)
+    const alice = await signIn(gate, 'alice')
+    const out = await send(gate.url, '/_gate/signout?rd=%2Fbye', { method: 'POST', headers: { cookie: alice, origin: gate.url } })
+    expect(out.status).toBe(303)
+    const atProvider = new URL(out.headers.location as string)
+    expect(`${atProvider.origin}${atProvider.pathname}`).toBe(`${emulator.authUrl}/oauth/logout`)
+    expect(atProvider.searchParams.get('client_id')).toBe(GATE_CLIENT.clientId)
+    expect(atProvider.searchParams.get('post_logout_redirect_uri')).toBe(`${gate.url}/bye`)
+    // Signed out at the gate first: the cookie is cleared and the session ended.
+    expect(String(out.headers['set-cookie'])).toContain('Max-Age=0')
+    expect(await status(gate, alice)).toBe(401)
+    const back = await send(atProvider.origin, `${atProvider.pathname}${atProvider.search}`)
+    expect(back.status).toBe(302)
+    expect(back.headers.location).toBe(`${gate.url}/bye`)
   })
 })
