@@ -289,8 +289,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}): Gate 
           log: warn,
         })
   // Sessions are needed to end any: without cookie secrets there are none.
-  const backchannelLogout =
-    cookies === undefined ? undefined : createBackchannelLogout({ signIns, ends: sessionEnds, metrics, log: warn })
+  const backchannelLogout = cookies === undefined ? undefined : createBackchannelLogout({ signIns, ends: sessionEnds, metrics, log: warn })
   let closing = false
 
   const ready = (async () => {
