@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisServer, type RedisServer } from '../../demo/redis-server.js'
 import { defaultData, startEmulator, type Emulator } from '../../testing/index.js'
 import type { GateConfig, GateServer } from '../../gate/index.js'
-import { GATE_CLIENT, startTestGate, testGateConfig } from './support/gate-harness.js'
+import { GATE_CLIENT, gatePort, startTestGate, testGateConfig } from './support/gate-harness.js'
+import { needBinary, NGINX, startEchoApp, startNginx } from './support/proxies.js'
 import { send } from './support/raw-request.js'
 
 let emulator: Emulator
@@ -186,6 +187,44 @@ describe('back-channel logout at the gate (the emulator as the provider, gates s
     })
     expect(none.status).toBe(400)
     expect((await fetch(`${one.url}/_gate/backchannel-logout`)).status).toBe(405)
+  })
+
+  it('through nginx (examples/gate/nginx.conf, both gates upstream): a back-channel logout and a sign-out end sessions on both', async (ctx) => {
+    needBinary(ctx, NGINX)
+    const [one, two] = gates as [GateServer, GateServer]
+    const app = await startEchoApp()
+    const nginx = await startNginx({ gatePort: gatePort(one), moreGatePorts: [gatePort(two)], appPort: app.port })
+    try {
+      const page = (cookie: string) => send(nginx.url, '/page', { headers: { cookie, accept: 'text/html' } })
+      const alice = await signIn(two, 'alice')
+      const bob = await signIn(one, 'bob')
+      expect((await page(alice)).status).toBe(200)
+      expect((await page(bob)).status).toBe(200)
+
+      captured.length = 0
+      await emulator.oauth.endSessions('alice')
+      const token = captured.find((each) => each.client === 'voot-gate')?.token as string
+      const logout = await fetch(`${nginx.url}/_gate/backchannel-logout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ logout_token: token }),
+      })
+      expect(logout.status).toBe(200)
+      expect(logout.headers.get('cache-control')).toBe('no-store')
+      expect(await statusWithin(one, alice, 401, 1_000)).toBe(401)
+      expect(await statusWithin(two, alice, 401, 1_000)).toBe(401)
+      // Through nginx, a browser with the ended session is sent to sign in again.
+      expect((await page(alice)).status).toBe(302)
+
+      const out = await send(nginx.url, '/_gate/signout', { method: 'POST', headers: { cookie: bob, origin: nginx.url } })
+      expect(out.status).toBe(303)
+      expect(await statusWithin(one, bob, 401, 1_000)).toBe(401)
+      expect(await statusWithin(two, bob, 401, 1_000)).toBe(401)
+      expect((await page(bob)).status).toBe(302)
+    } finally {
+      await nginx.stop()
+      await app.close()
+    }
   })
 
   it('with endSession, a sign-out goes on to the provider and comes back to rd', async () => {
