@@ -353,6 +353,15 @@ const closed = await Promise.all(
   ),
 )
 const emulatorCount = emulator.count()
+// The group service's first 401s after the revocation (only revoked tokens get one here): when
+// the first comes back, the gate that asked revokes the token across the fleet.
+const upstream401s = emulator.requests
+  .filter((entry) => entry.status === 401 && revokedAt !== undefined && entry.at >= revokedAt)
+  .slice(0, 3)
+  .map((entry) => ({
+    msAfterRevocation: entry.at - revokedAt!,
+    path: entry.path.replace(/\/groups\/me\/groups\/.+$/, '/groups/me/groups/{id}'),
+  }))
 await nginx.stop()
 await app.close()
 await redis.stop()
@@ -397,7 +406,7 @@ console.log(
       socketErrors,
       firstSocketError: firstSocketError ?? null,
       nginxErrorLogLines: nginxErrorLines.length,
-      revocation: { graceMs: TTL_MS + GRACE_SLACK_MS, lastAllowedMsAfter: revokedAllowedUpTo ?? null },
+      revocation: { graceMs: TTL_MS + GRACE_SLACK_MS, lastAllowedMsAfter: revokedAllowedUpTo ?? null, upstream401s },
       endedSessions: { graceMs: ENDED_GRACE_MS, lastAllowedMsAfter: endedAllowedUpTo },
       emulatorRequests: emulatorCount,
       rss: gates.map((_, i) => ({ start: `${rssStart[i]!.toFixed(1)} MB`, end: `${rssEnd[i]!.toFixed(1)} MB` })),
