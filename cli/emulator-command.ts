@@ -17,7 +17,7 @@ import { commandStopSignal, untilAborted } from './stop-signal.js'
 import { exposedHostWarning, isLoopbackListenHost } from './listen-host.js'
 import { formatFields, formatTable } from './table.js'
 import { printable } from './terminal-text.js'
-import { runFault, runMembers } from './emulator-control.js'
+import { runFault, runMembers, runSessions } from './emulator-control.js'
 
 /**
  * The port the emulator prefers when `--port` is not given.
@@ -39,6 +39,7 @@ const HELP = `Usage: voot-guard emulator [--port N] [--host H] [--dialect D | --
          [--not-before ISO] [--not-after ISO] [--url URL] [--service NAME]
        voot-guard emulator fault slow|500|429|down [--user U] [--ms N] [--url URL] [--service NAME]
        voot-guard emulator fault clear [--id N] [--url URL] [--service NAME]
+       voot-guard emulator sessions end <user> [--url URL] [--service NAME]
 
 Runs an emulator of a VOOT group service and of its OAuth 2.0 / OpenID Connect
 authorization server, for development and tests. It prints its addresses and a ready-made
@@ -76,6 +77,7 @@ export const emulatorCommand: Command = {
     // Subcommands that change a running emulator.
     if (args[0] === 'members') return runMembers(args.slice(1), io)
     if (args[0] === 'fault') return runFault(args.slice(1), io)
+    if (args[0] === 'sessions') return runSessions(args.slice(1), io)
     let json = false
     let emulator: Emulator | undefined
     // Without a signal from the caller, the process's own SIGINT/SIGTERM stop the emulator.

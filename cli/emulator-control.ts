@@ -1,5 +1,6 @@
 /**
- * `voot-guard emulator members ...` and `voot-guard emulator fault ...`: change a running
+ * `voot-guard emulator members ...`, `voot-guard emulator fault ...` and
+ * `voot-guard emulator sessions end ...`: change a running
  * emulator from a shell, through the JSON endpoints of its console (`/_emulator/api/`), as
  * the console's page does.
  *
@@ -45,6 +46,23 @@ role, dates or active flag, or remove it. The next call to the group service see
   --service NAME   the service, when the emulator serves several (startEmulator({ services }))
   --role R    the role (add: default member)
   --not-before, --not-after ISO   dates such as 2026-12-01T00:00:00Z; "" removes one
+`
+
+const SESSION_OPTIONS = {
+  url: { type: 'string' },
+  service: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+export const SESSIONS_HELP = `Usage: voot-guard emulator sessions end <user> [--url URL] [--service NAME]
+
+Ends a user's sessions at a running emulator's authorization server: each client registered
+with a backchannelLogoutUri is sent a Logout Token (OpenID Connect Back-Channel Logout 1.0),
+one per session of the user, or one naming the user when the emulator knows of none. Prints
+which clients were told and what they answered.
+
+  --url URL   the emulator (default: VOOT_EMULATOR_URL, else ${DEFAULT_EMULATOR_URL})
+  --service NAME   the service, when the emulator serves several (startEmulator({ services }))
 `
 
 export const FAULT_HELP = `Usage: voot-guard emulator fault slow|500|429|down [--user U] [--ms N] [--url URL] [--service NAME]
@@ -146,6 +164,24 @@ export async function runFault(args: readonly string[], io: CommandIo): Promise<
       ...(values.user === undefined ? {} : { user: values.user }),
       ...(ms === undefined ? {} : { ms }),
     })
+  } catch (error) {
+    return reportError(error, io, { command: 'emulator', json: false })
+  }
+}
+
+/** `sessions end <user> ...`. */
+export async function runSessions(args: readonly string[], io: CommandIo): Promise<number> {
+  try {
+    const [action, ...rest] = args
+    if (action === undefined || action === '--help' || action === '-h') {
+      io.stdout.write(SESSIONS_HELP)
+      return action === undefined ? EXIT_ERROR : EXIT_OK
+    }
+    if (action !== 'end') throw new InvalidArgumentError('sessions: end <user>')
+    const [user, ...options] = rest
+    if (user === undefined || user.startsWith('-')) throw new InvalidArgumentError('sessions end: name the user, as in sessions end alice')
+    const values = parseCommandArguments(options, SESSION_OPTIONS)
+    return await post(io, values, 'sessions', { action: 'end', user })
   } catch (error) {
     return reportError(error, io, { command: 'emulator', json: false })
   }

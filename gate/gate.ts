@@ -11,7 +11,7 @@ import { type GuardCore } from '../src/adapter-kit.js'
 import { DEFAULT_CACHE_TTL, nearestKey, servicesByPrefix } from '../src/internal.js'
 import { group, VootError } from '../src/index.js'
 import { type SharedCache } from '../src/adapter-kit.js'
-import { createRedisCache } from '../redis/index.js'
+import { createRedisCache, createSessionEnds } from '../redis/index.js'
 import { jsonAnswer, writeAnswer, type Answer } from './http/answer.js'
 import { createCheckHandler, type CheckFlow, type CheckHandler } from './front/check.js'
 import type { CheckRecord } from './ops/check-record.js'
@@ -28,7 +28,10 @@ import type { ServiceRouter } from './policy/service-route.js'
 import { AUTH_REQUEST_PATH, EXT_AUTHZ_PREFIX } from './http/original-request.js'
 import { compileRules, isKnownHost, isRedirectHost, rolesOf, serviceAdvice, serviceByPrefix } from './policy/rules.js'
 import { createSessionCookies } from './session/session.js'
+import { createGateSessionEnds, type SessionEndTier } from './session/session-ends.js'
+import type { SignOutList } from './session/sign-out-list.js'
 import { createSignInHandlers } from './sign-in/sign-in.js'
+import { createBackchannelLogout } from './sign-in/backchannel-logout.js'
 import { createTrustCheck } from './http/trusted-proxies.js'
 
 /**
@@ -93,6 +96,8 @@ export interface GateOptions {
  */
 export interface GateCarried {
   readonly metrics: GateMetrics
+  /** The sessions signed out before their end: a reload must not open one again. */
+  readonly signOuts?: SignOutList
 }
 
 /** A configuration read and built, nothing connected yet. */
@@ -241,6 +246,8 @@ export async function configProblems(config: unknown): Promise<readonly GateConf
 
 interface RedisConnection {
   readonly cache: SharedCache
+  /** The fleet's session ends, on the same client and channel. */
+  readonly sessionEnds: SessionEndTier
   /** Connects the client: called once the configuration is accepted, so a refused one opens nothing. */
   connect(): Promise<void>
   quit(): Promise<void>
@@ -250,7 +257,9 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
   // node-redis is an optional peer dependency, loaded only when `redis` is configured.
   const { createClient } = createRequire(import.meta.url)('redis') as typeof import('redis')
   const client = createClient({ url: redis.url })
-  const cache = createRedisCache({ client, secret: redis.secret, ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }) })
+  const tierOptions = { client, secret: redis.secret, ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }) }
+  const cache = createRedisCache(tierOptions)
+  const sessionEnds = createSessionEnds(tierOptions)
   let reported = false
   client.on('error', (error: unknown) => {
     if (!reported)
@@ -259,11 +268,13 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
   })
   return {
     cache,
+    sessionEnds,
     connect: () =>
       client.connect().then(() => {
         reported = false
       }),
     async quit() {
+      sessionEnds.close()
       await cache.close()
       if (client.isOpen) await client.quit().catch(() => client.destroy())
     },
@@ -312,7 +323,14 @@ export function createGate(config: GateConfig, options: GateOptions = {}, carrie
   const now = Date.now
   const trusted = createTrustCheck(settings.trustedProxies)
   const metrics = carried?.metrics ?? createGateMetrics()
-  const cookies = settings.cookie.secrets.length > 0 ? createSessionCookies(settings.cookie, now) : undefined
+  const sessionEnds = createGateSessionEnds({
+    maxAge: settings.cookie.maxAge,
+    now,
+    tier: redis?.sessionEnds,
+    log: warn,
+    ...(carried?.signOuts === undefined ? {} : { list: carried.signOuts }),
+  })
+  const cookies = settings.cookie.secrets.length > 0 ? createSessionCookies(settings.cookie, now, sessionEnds) : undefined
   const decisions =
     settings.log === undefined
       ? undefined
@@ -344,6 +362,8 @@ export function createGate(config: GateConfig, options: GateOptions = {}, carrie
           now,
           log: warn,
         })
+  // Sessions are needed to end any: without cookie secrets there are none.
+  const backchannelLogout = cookies === undefined ? undefined : createBackchannelLogout({ signIns, ends: sessionEnds, metrics, log: warn })
   let closing = false
 
   const ready = (async () => {
@@ -399,6 +419,10 @@ export function createGate(config: GateConfig, options: GateOptions = {}, carrie
         if (browser === undefined) return NOT_FOUND
         if (method !== 'POST') return notAllowed('POST')
         return browser.signOut(req, new URLSearchParams(query))
+      case '/_gate/backchannel-logout':
+        if (backchannelLogout === undefined) return NOT_FOUND
+        if (method !== 'POST') return notAllowed('POST')
+        return backchannelLogout(req)
       case '/_gate/whoami':
         if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET')
         return whoami(req)
@@ -417,7 +441,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}, carrie
   }
 
   const listener: RequestListener = (req, res) => {
-    // The gate reads no request body: Node discards an unread one when the answer ends.
+    // The gate reads no request body but a back-channel logout's: Node discards an unread one when the answer ends.
     const url = req.url ?? '/'
     const mark = url.indexOf('?')
     const path = mark === -1 ? url : url.slice(0, mark)
@@ -441,6 +465,7 @@ export function createGate(config: GateConfig, options: GateOptions = {}, carrie
       closing = true
       await decisions?.close()
       await closeResolvers(core)
+      sessionEnds.close()
       await redis?.quit()
     },
   }

@@ -22,6 +22,7 @@ import type { GateConfig } from './config/types.js'
 import { listenFastCgi, type FastCgiGate, type FastCgiListener } from './fastcgi-listener.js'
 import { formatConfigProblem, GateConfigError } from './config/problem.js'
 import { failingPolicyTests } from './policy-tests.js'
+import { createSignOutList } from './session/sign-out-list.js'
 
 /**
  * Options of {@link startGateServer}.
@@ -132,8 +133,9 @@ async function refuseFailingTests(config: GateConfig, options: GateServerOptions
  */
 export async function startGateServer(config: GateConfig, options: GateServerOptions = {}): Promise<GateServer> {
   await refuseFailingTests(config, options)
-  // The counters belong to the server: each gate a reload makes counts on where the last left off.
-  const carried = { metrics: createGateMetrics() }
+  // The counters and the sign-out list belong to the server: each gate a reload makes counts on
+  // where the last left off, and refuses the sessions signed out under the last.
+  const carried = { metrics: createGateMetrics(), signOuts: createSignOutList(Date.now) }
   const gate = createGate(config, options, carried)
   let current: Generation = { gate, inflight: 0, idle: undefined }
   // Each request is answered by the gate that was current when it came, to the end.

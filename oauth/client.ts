@@ -11,6 +11,7 @@ import { loadMetadata } from './discovery.js'
 import { OAuthValidationError } from './errors.js'
 import { providerFetch, type EndpointRole } from './fetch.js'
 import { createJwksCache, verifyIdToken } from './id-token.js'
+import { registerLogoutTokenContext } from './logout-token.js'
 import { providerError } from './provider-errors.js'
 import { authorizationParams, checkRedirectBack, isCodeVerifier, parseImplicitFragment, readParams } from './redirect.js'
 import { completeRefresh, readScopeArgument, refreshGrant, tokenSetFromFields } from './token-set.js'
@@ -157,7 +158,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     return { url: url.href, ...checks }
   }
 
-  return Object.freeze({
+  const client: OAuthClient = Object.freeze({
     clientId,
     metadata,
 
@@ -251,4 +252,14 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       return parseImplicitFragment(urlOrFragment, { state: checks.state, scopes: defaultScopes, now, issuer, requireIssuer })
     },
   })
+  // Logout Tokens are checked against the same provider, keys and clock as ID tokens.
+  registerLogoutTokenContext(client, {
+    issuer: async () => (await metadata()).issuer,
+    clientId,
+    algorithms,
+    now,
+    clockTolerance,
+    keys,
+  })
+  return client
 }

@@ -12,7 +12,7 @@ import { jsonObject, unexpectedStatus, type ProviderFetch } from './fetch.js'
 import type { EndpointOverrides, ProviderMetadata } from './types.js'
 
 const REQUIRED = ['authorization_endpoint', 'token_endpoint']
-const ENDPOINTS = [...REQUIRED, 'userinfo_endpoint', 'jwks_uri', 'pushed_authorization_request_endpoint']
+const ENDPOINTS = [...REQUIRED, 'userinfo_endpoint', 'jwks_uri', 'pushed_authorization_request_endpoint', 'end_session_endpoint']
 const LISTS = [
   'scopes',
   'response_types',

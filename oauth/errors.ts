@@ -70,14 +70,14 @@ export class OAuthError extends VootError {
 /**
  * Which check an {@link OAuthValidationError} failed: the redirect's `state` or `iss`, an
  * answer's shape (`response`), the ID token (`id_token`, `nonce`), the userinfo `subject`,
- * the provider's `metadata`, or an insecure `endpoint`.
+ * the provider's `metadata`, an insecure `endpoint`, or a back-channel `logout_token`.
  *
  * @example
  * ```ts
  * if (err instanceof OAuthValidationError && err.check === 'nonce') log.warn('ID token replay?')
  * ```
  */
-export type OAuthCheck = 'state' | 'issuer' | 'response' | 'id_token' | 'nonce' | 'subject' | 'metadata' | 'endpoint'
+export type OAuthCheck = 'state' | 'issuer' | 'response' | 'id_token' | 'nonce' | 'subject' | 'metadata' | 'endpoint' | 'logout_token'
 
 /**
  * Options of {@link OAuthValidationError}.

@@ -18,6 +18,7 @@ export { createOAuthClient } from './client.js'
 export { discoveryUrl, fixedMetadata } from './discovery.js'
 export { isLoopbackHost } from './endpoint-url.js'
 export { OAuthError, OAuthValidationError, type OAuthCheck, type OAuthErrorOptions, type OAuthValidationErrorOptions } from './errors.js'
+export { BACKCHANNEL_LOGOUT_EVENT, verifyLogoutToken, type LogoutTokenClaims } from './logout-token.js'
 export { codeChallenge, parseImplicitFragment } from './redirect.js'
 export type {
   AuthorizationRequest,

@@ -249,6 +249,8 @@ export interface ProviderMetadata {
   readonly authorization_response_iss_parameter_supported?: boolean
   readonly pushed_authorization_request_endpoint?: string
   readonly require_pushed_authorization_requests?: boolean
+  /** RP-Initiated Logout 1.0: where a browser ends its session at the provider. */
+  readonly end_session_endpoint?: string
   /** `true` when these came from a discovery document, `false` for the fixed paths. */
   readonly discovered: boolean
   readonly [field: string]: unknown

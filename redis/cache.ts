@@ -109,7 +109,8 @@ export function createRedisCache(options: RedisCacheOptions): SharedCache {
       const reply = await sendTo(master, ['SCAN', cursor, 'MATCH', names.everything, 'COUNT', SCAN_COUNT])
       if (!Array.isArray(reply) || reply.length !== 2) return false
       const [next, keys] = reply as [unknown, unknown]
-      const groups = Array.isArray(keys) ? bySlot(keys as string[]) : []
+      // The fleet's session ends are not answers: an invalidation of every answer keeps them.
+      const groups = Array.isArray(keys) ? bySlot((keys as string[]).filter((name) => name !== names.sessionEnds)) : []
       for (let at = 0; at < groups.length; at += UNLINK_BATCH) {
         const replies = await Promise.all(groups.slice(at, at + UNLINK_BATCH).map((group) => sendTo(master, ['UNLINK', ...group])))
         if (replies.includes(FAILED)) return false

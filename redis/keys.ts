@@ -60,6 +60,8 @@ export interface KeyNames {
   readonly channel: string
   /** A SCAN MATCH pattern for every key under the prefix. */
   readonly everything: string
+  /** The key of the fleet's session ends (`createSessionEnds`), which dropping every answer keeps. */
+  readonly sessionEnds: string
 }
 
 const KIND_TAGS = { groups: 'g', groupsAll: 'a', invalid: 'x', membership: 'm' } as const
@@ -98,5 +100,6 @@ export function createKeyNames(prefix: string, secrets: DerivedSecrets): KeyName
     },
     channel: `${prefix}invalidate`,
     everything: `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`,
+    sessionEnds: `${prefix}session-ends`,
   }
 }

@@ -203,6 +203,7 @@ export function createEmulatedService(setup: ServiceSetup, origin: string): Emul
           data,
           faults,
           roles: dialect === 'openconext' ? OPENCONEXT_ROLES : DATAPORTEN_ROLES,
+          endSessions: (user) => authorizationServer.endSessions(user),
           tokenOf(user) {
             let token = consoleTokens.get(user)
             if (token === undefined || tokens.lookup(token) === undefined) {

@@ -2,7 +2,9 @@
  * Login example: an Express 5 app that signs people in with OAuth 2.0 / OpenID Connect
  * (authorization code flow with PKCE, via `voot-guard/oauth`), keeps the access token in a
  * server-side session (express-session, cookie holds only the session id), lists the
- * user's groups, and guards an admin page with `requireGroup`.
+ * user's groups, and guards an admin page with `requireGroup`. The provider can end its
+ * sessions: `POST /backchannel-logout` (OpenID Connect Back-Channel Logout 1.0, through
+ * `verifyLogoutToken`) destroys the express-sessions of the provider session it names.
  *
  * Run it with the built-in emulator (sign in as alice for the admin page, as bob for a 403):
  *   npx tsx examples/express-login/app.ts           # then open http://127.0.0.1:3000
@@ -20,7 +22,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Req
 import session from 'express-session'
 import { VootError } from 'voot-guard'
 import { createGuard } from 'voot-guard/express'
-import { createOAuthClient, OAuthError } from 'voot-guard/oauth'
+import { createOAuthClient, OAuthError, verifyLogoutToken } from 'voot-guard/oauth'
 import { startEmulator, type Emulator } from 'voot-guard/testing'
 import { adminPage, groupsPage, homePage, problemPage, signInFailedPage, type SignedInUser } from './views.js'
 
@@ -93,6 +95,12 @@ export function createApp(options: LoginAppOptions): Express {
     next()
   })
 
+  // Back-channel logout: the sessions of each provider session (`sid`) and user (`sub`), so
+  // that a Logout Token can end them. Right for the MemoryStore of one process; with a shared
+  // store, keep this index in it too.
+  const sessionsOf = new Map<string, Set<string>>()
+  const index = (key: string, sessionId: string) => sessionsOf.set(key, (sessionsOf.get(key) ?? new Set()).add(sessionId))
+
   const requireSignIn: RequestHandler = (req, res, next) => {
     if (req.session.user === undefined) res.redirect('/login')
     else next()
@@ -138,7 +146,30 @@ export function createApp(options: LoginAppOptions): Express {
     req.session.accessToken = tokens.accessToken
     req.session.expiresAt = tokens.expiresAt
     await save(req)
+    const sid = tokens.claims?.['sid']
+    if (typeof sid === 'string') index(`sid:${sid}`, req.sessionID)
+    index(`sub:${req.session.user.sub}`, req.sessionID)
     res.redirect('/')
+  })
+
+  // The provider posts a Logout Token here (register `${url}/backchannel-logout` as the
+  // client's backchannel_logout_uri): every session it names ends, and it hears 200; a token
+  // refused is a 400, which never says whether such a session existed.
+  app.post('/backchannel-logout', express.urlencoded({ extended: false, limit: '20kb' }), async (req, res) => {
+    res.set('cache-control', 'no-store')
+    const body = req.body as Record<string, unknown> | undefined
+    let key: string
+    try {
+      const claims = await verifyLogoutToken(oauth, typeof body?.['logout_token'] === 'string' ? body['logout_token'] : '')
+      key = claims.sid !== undefined ? `sid:${claims.sid}` : `sub:${claims.sub ?? ''}`
+    } catch {
+      res.status(400).json({ error: 'invalid_request', error_description: 'The logout token was refused' })
+      return
+    }
+    const ended = [...(sessionsOf.get(key) ?? [])]
+    sessionsOf.delete(key)
+    await Promise.all(ended.map((id) => new Promise<void>((resolve) => req.sessionStore.destroy(id, () => resolve()))))
+    res.status(200).end()
   })
 
   app.get('/groups', requireSignIn, guard.authenticate(), async (req, res) => {

@@ -33,6 +33,8 @@ const BREAKER_KEYS = ['failureThreshold', 'cooldown']
 const OAUTH_KEYS = [
   'issuer', 'authUrl', 'clientId', 'clientSecret', 'scopes', 'redirectUri', 'tokenEndpointAuthMethod', 'discovery',
   'timeout', 'idTokenAlgorithms', 'clockTolerance', 'pushedAuthorizationRequests',
+  // The gate's own, not the client's: sessions that end at the provider.
+  'backchannelLogout', 'endSession',
 ] // prettier-ignore
 const OAUTH_DURATIONS = ['timeout', 'clockTolerance']
 const NAMED_SERVICE_KEYS = ['label', 'service', 'oauth', 'hosts', 'paths', 'issuers']
@@ -109,6 +111,13 @@ export function readOAuthSection(problems: ProblemList, path: Path, value: unkno
   stringAt(problems, [...path, 'clientId'], oauthIn['clientId'], true)
   if ((oauthIn['issuer'] === undefined) === (oauthIn['authUrl'] === undefined)) {
     problems.add([...path, 'issuer'], 'give exactly one of "issuer" and "authUrl"')
+  }
+  for (const flag of ['backchannelLogout', 'endSession']) {
+    if (oauthIn[flag] !== undefined && typeof oauthIn[flag] !== 'boolean') problems.add([...path, flag], 'must be true or false')
+  }
+  // Both need the provider's OpenID Connect metadata: its JWKS, its end_session_endpoint.
+  if (oauthIn['backchannelLogout'] === true && oauthIn['issuer'] === undefined) {
+    problems.add([...path, 'backchannelLogout'], 'needs "issuer" (an OpenID provider), not "authUrl"')
   }
   return withDurations(problems, path, oauthIn, OAUTH_DURATIONS)
 }

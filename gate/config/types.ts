@@ -99,7 +99,12 @@ export interface GateConfig {
   readonly fastcgi?: { readonly listen: string }
   /** The resolver's options (`baseUrl`, `timeout`, `roles`, `cache`, ...); durations as strings or seconds. Not with `services`. */
   readonly service?: Readonly<Record<string, unknown>> & { readonly baseUrl: string }
-  /** `voot-guard/oauth` client options (`issuer` or `authUrl`, `clientId`, `clientSecret`, `scopes`, `redirectUri`). Not with `services`. */
+  /**
+   * `voot-guard/oauth` client options (`issuer` or `authUrl`, `clientId`, `clientSecret`,
+   * `scopes`, `redirectUri`), and the gate's `backchannelLogout: true` (serve
+   * `POST /_gate/backchannel-logout`) and `endSession: true` (sign-out continues at the
+   * provider's `end_session_endpoint`). Not with `services`.
+   */
   readonly oauth?: Readonly<Record<string, unknown>> & { readonly clientId: string }
   /**
    * Several group services instead of `service` and `oauth`: by name, each with its

@@ -10,7 +10,7 @@ import type { ResolverHealth } from '../../src/index.js'
 /** Counters the gate keeps. */
 export interface GateMetrics {
   check(endpoint: string, status: number): void
-  signIn(outcome: 'started' | 'completed' | 'failed' | 'refreshed' | 'signed-out'): void
+  signIn(outcome: 'started' | 'completed' | 'failed' | 'refreshed' | 'signed-out' | 'backchannel-logout'): void
   /**
    * The text exposition, with the resolver's health (with several group services, each
    * one's, labelled `service`) and the decision log's dropped lines.

@@ -18,6 +18,12 @@ export interface GateOAuth {
   readonly redirectUri: string | undefined
   /** The userinfo `sub` of a bearer token (cached); rejects like `userinfo()`. */
   subjectOf(token: string): Promise<string>
+  /** One client for what needs no redirect URI: back-channel Logout Tokens (one `jti` memory), metadata. */
+  readonly client: OAuthClient
+  /** `oauth.backchannelLogout`: the provider's Logout Tokens end sessions. */
+  readonly backchannelLogout: boolean
+  /** `oauth.endSession`: sign-out continues at the provider's `end_session_endpoint`. */
+  readonly endSession: boolean
 }
 
 /**
@@ -34,8 +40,9 @@ const PLACEHOLDER_REDIRECT = 'https://gate.invalid/_gate/callback'
  * for an invalid option.
  */
 export function createGateOAuth(options: Readonly<Record<string, unknown>>, subjectTtl: number): GateOAuth {
-  const configured = options['redirectUri'] as string | undefined
-  const base = { ...options } as unknown as OAuthClientOptions
+  const { backchannelLogout, endSession, ...clientOptions } = options
+  const configured = clientOptions['redirectUri'] as string | undefined
+  const base = { ...clientOptions } as unknown as OAuthClientOptions
   const main = createOAuthClient({ ...base, redirectUri: configured ?? PLACEHOLDER_REDIRECT })
   const clients = new LRUCache<string, OAuthClient>({ max: 64 })
   if (configured !== undefined) clients.set(configured, main)
@@ -43,6 +50,9 @@ export function createGateOAuth(options: Readonly<Record<string, unknown>>, subj
   const subjects = new LRUCache<string, Promise<string>>({ max: 10_000, ttl: Math.max(1, subjectTtl) })
 
   return {
+    client: main,
+    backchannelLogout: backchannelLogout === true,
+    endSession: endSession === true,
     redirectUri: configured,
     clientFor(redirectUri) {
       const uri = configured ?? redirectUri

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { createCookieSealer } from './cookie-seal.js'
 import { readCookie, setCookie } from './cookies.js'
 import { isLoopbackHost } from '../../src/internal.js'
-import { createSignOutList } from './sign-out-list.js'
+import { createGateSessionEnds, type GateSessionEnds } from './session-ends.js'
 
 /** A signed-in browser's session. */
 export interface GateSession {
@@ -25,6 +25,10 @@ export interface GateSession {
   readonly sid?: string
   /** With several group services: the one the user signed in with, where the access token goes. */
   readonly service?: string | undefined
+  /** The issuer of the ID token the session came with, when there was one: whose back-channel logout ends it. */
+  readonly issuer?: string | undefined
+  /** That ID token's `sid` claim (the provider's session), when it had one. */
+  readonly providerSid?: string | undefined
 }
 
 /** What a sign-in keeps between `/_gate/signin` and `/_gate/callback`. */
@@ -72,8 +76,11 @@ export interface SessionCookies {
   /** The `Set-Cookie` value of a session bound to `origin`'s host, or `undefined` when the sealed cookie would exceed 4 KB. */
   writeSession(session: GateSession, origin: Origin): string | undefined
   clearSession(origin: Origin): string
-  /** Lists the session as signed out: its sealed value opens no more (in this process) until it would have ended. */
-  signOut(session: GateSession): void
+  /**
+   * Ends the session: its sealed value opens no more until it would have ended, on this
+   * instance and (with `redis`) on every instance of the fleet.
+   */
+  signOut(session: GateSession): Promise<void>
   readSignIn(cookieHeader: string | readonly string[] | undefined, origin: Origin): SignInState | undefined
   writeSignIn(state: SignInState, origin: Origin): string | undefined
   clearSignIn(origin: Origin): string
@@ -83,10 +90,11 @@ function isString(value: unknown): value is string {
   return typeof value === 'string'
 }
 
-/** Creates the cookie reader and writer for the configured `cookie` settings. */
+/** Creates the cookie reader and writer for the configured `cookie` settings; `ends` (default: this process's own) says which sessions ended. */
 export function createSessionCookies(
   config: { readonly name: string | undefined; readonly secrets: readonly string[]; readonly maxAge: number },
   now: () => number,
+  ends: GateSessionEnds = createGateSessionEnds({ maxAge: config.maxAge, now }),
 ): SessionCookies {
   const sessions = createCookieSealer(config.secrets, 'session')
   const signIns = createCookieSealer(config.secrets, 'signin')
@@ -94,7 +102,6 @@ export function createSessionCookies(
   const nameFor = (origin: Origin) => config.name ?? (secureFor(origin) ? '__Host-voot-gate' : 'voot-gate')
   const signInName = (origin: Origin) => `${nameFor(origin)}-signin`
   const maxAgeSeconds = Math.floor(config.maxAge / 1000)
-  const signedOut = createSignOutList(now)
 
   /** The parsed content of the cookie `name` opened with `sealer`, or `undefined` (absent, forged, unreadable). */
   function openCookie(sealer: typeof sessions, header: string | readonly string[] | undefined, name: string): unknown {
@@ -125,14 +132,18 @@ export function createSessionCookies(
     readSession(header, origin) {
       const content = openCookie(sessions, header, nameFor(origin))
       if (!Array.isArray(content)) return undefined
-      const [version, accessToken, expiresAt, refreshToken, sub, issuedAt, host, sid, service] = content as unknown[]
+      const [version, accessToken, expiresAt, refreshToken, sub, issuedAt, host, sid, service, issuer, providerSid] = content as unknown[]
       // Version 1 named no host: such a session signs in again rather than open on every host.
       if (version !== 2 || !isString(accessToken) || !isString(sub) || !fresh(issuedAt, config.maxAge)) return undefined
       if (expiresAt !== null && typeof expiresAt !== 'number') return undefined
       if (refreshToken !== null && !isString(refreshToken)) return undefined
       // Bound to the host it was made on: a copy taken to another host the gate serves opens nothing there.
-      if (host !== origin.host || !isString(sid) || signedOut.has(sid)) return undefined
+      if (host !== origin.host || !isString(sid)) return undefined
       if (service !== undefined && service !== null && !isString(service)) return undefined
+      if (issuer !== undefined && issuer !== null && !isString(issuer)) return undefined
+      if (providerSid !== undefined && providerSid !== null && !isString(providerSid)) return undefined
+      const ended = { sid, sub, issuedAt, issuer: issuer ?? undefined, providerSid: providerSid ?? undefined }
+      if (ends.isEnded(ended)) return undefined
       return {
         accessToken,
         expiresAt: expiresAt ?? undefined,
@@ -141,6 +152,8 @@ export function createSessionCookies(
         issuedAt,
         sid,
         service: service ?? undefined,
+        issuer: issuer ?? undefined,
+        providerSid: providerSid ?? undefined,
       }
     },
     writeSession(session, origin) {
@@ -155,15 +168,14 @@ export function createSessionCookies(
         origin.host,
         session.sid ?? randomBytes(16).toString('base64url'),
         session.service ?? null,
+        session.issuer ?? null,
+        session.providerSid ?? null,
       ])
       const left = Math.max(1, maxAgeSeconds - Math.floor((now() - session.issuedAt) / 1000))
       return bounded(setCookie(name, sessions.seal(name, text), { secure: secureFor(origin), maxAge: left }))
     },
     clearSession: (origin) => setCookie(nameFor(origin), '', { secure: secureFor(origin), maxAge: 0 }),
-    signOut(session) {
-      // A minute past the end, as `fresh` forgives a minute of clock skew.
-      if (session.sid !== undefined) signedOut.add(session.sid, session.issuedAt + config.maxAge + 60_000)
-    },
+    signOut: (session) => ends.signOut(session),
     readSignIn(header, origin) {
       const state = openCookie(signIns, header, signInName(origin)) as Partial<SignInState> | null | undefined
       if (typeof state !== 'object' || state === null || !fresh(state.createdAt, SIGN_IN_LIFETIME)) return undefined

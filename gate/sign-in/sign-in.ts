@@ -2,7 +2,8 @@
  * The browser endpoints: `GET /_gate/signin?rd=` (the code flow with PKCE through
  * `voot-guard/oauth`, its state in a short-lived sealed cookie; or a refresh of an expired
  * session), `GET /_gate/callback` (the session cookie), `POST /_gate/signout` (same-origin
- * only; clears the cookie and the token's cached answers across the fleet).
+ * only; ends the session on every instance, clears the cookie and the token's cached answers
+ * across the fleet, and with `oauth.endSession` goes on to the provider's end-session endpoint).
  *
  * @module
  */
@@ -111,6 +112,28 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
     )
   }
 
+  /**
+   * With `oauth.endSession`, where the browser ends its session at the provider after the
+   * gate's own sign-out (RP-Initiated Logout 1.0): the provider's `end_session_endpoint` with
+   * `client_id` and `post_logout_redirect_uri` (`rd`, absolute; the provider must know it).
+   * `undefined` when not configured, or when the provider publishes none or cannot be asked.
+   */
+  async function providerSignOut(session: GateSession, origin: BrowserOrigin, rd: string): Promise<string | undefined> {
+    const oauth = signIns.get(session.service)
+    if (oauth === undefined || !oauth.endSession) return undefined
+    try {
+      const end = (await oauth.client.metadata()).end_session_endpoint
+      if (end === undefined) return undefined
+      const url = new URL(end)
+      url.searchParams.set('client_id', oauth.client.clientId)
+      url.searchParams.set('post_logout_redirect_uri', new URL(rd, `${origin.scheme}://${origin.authority}`).href)
+      return url.href
+    } catch {
+      log('sign-out: the provider could not be asked for its end_session_endpoint; signed out at the gate only')
+      return undefined
+    }
+  }
+
   return {
     async signIn(req, query) {
       const origin = originOf(req)
@@ -182,6 +205,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
         if (tokens.tokenType !== 'Bearer') return failed('The provider issued a sender-constrained token, which a gate cannot forward')
         const sub = tokens.claims?.sub ?? (await client.userinfo(tokens)).sub
         if (typeof sub !== 'string' || sub === '') return failed('The provider named no subject for this user')
+        // The ID token's issuer and `sid`: a back-channel logout names the session by them.
+        const claims = tokens.claims as { iss?: unknown; sid?: unknown } | undefined
         session = {
           accessToken: tokens.accessToken,
           expiresAt: tokens.expiresAt,
@@ -189,6 +214,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
           sub,
           issuedAt: now(),
           service: state.service,
+          issuer: typeof claims?.iss === 'string' ? claims.iss : undefined,
+          providerSid: typeof claims?.sid === 'string' ? claims.sid : undefined,
         }
       } catch (error) {
         const code = (error as { code?: unknown; error?: unknown }).error ?? (error as { code?: unknown }).code
@@ -210,7 +237,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
       const rd = target(query, origin)
       const session = cookies.readSession(req.headers.cookie, origin)
       if (session !== undefined) {
-        cookies.signOut(session)
+        // Ended on every instance first: the answers' invalidation below may fail on its own.
+        await cookies.signOut(session)
         try {
           // With several services: dropped in each (no call), whichever it was for.
           await (core.services ?? core.resolver).invalidate(session.accessToken)
@@ -225,7 +253,8 @@ export function createSignInHandlers(deps: SignInDependencies): SignInHandlers {
         const answer = invalid('rd must be a relative path or a URL on a host the gate knows')
         return { ...answer, headers: { ...answer.headers, 'set-cookie': [clear] } }
       }
-      return redirectAnswer(303, rd, [clear])
+      const atProvider = session === undefined ? undefined : await providerSignOut(session, origin, rd)
+      return redirectAnswer(303, atProvider ?? rd, [clear])
     },
   }
 }

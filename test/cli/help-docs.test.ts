@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { runCli } from '../../cli/index.js'
 
 /** The commands, a subcommand after its parent's name. */
-const COMMANDS = ['emulator', 'emulator members', 'emulator fault', 'groups', 'check', 'gate'] as const
+const COMMANDS = ['emulator', 'emulator members', 'emulator fault', 'emulator sessions', 'groups', 'check', 'gate'] as const
 type CommandPath = (typeof COMMANDS)[number]
 
 async function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -123,7 +123,8 @@ describe('voot-guard --help and docs/cli.md', () => {
   it.each(COMMANDS)('name only options %s accepts', async (path) => {
     // A subcommand with its action first, as it is run (an option without its value stops it
     // before it calls anything); a command with --help after the option, so that it only parses.
-    const before = path === 'emulator members' ? ['add'] : path === 'emulator fault' ? ['clear'] : []
+    const before =
+      path === 'emulator members' ? ['add'] : path === 'emulator fault' ? ['clear'] : path === 'emulator sessions' ? ['end', 'alice'] : []
     const after = before.length === 0 ? ['--help'] : []
     for (const flag of await helpFlags(path)) {
       const result = await cli([...path.split(' '), ...before, flag, ...after])

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../cli/index.js'
-import { createGate, GateConfigError, type GateConfig } from '../../gate/index.js'
+import { checkGateConfig, createGate, GateConfigError, type GateConfig } from '../../gate/index.js'
 
 let dir: string
 
@@ -330,6 +330,35 @@ describe('createGate refuses what --check refuses, every problem at once', () =>
       'rules[2]',
       'service.baseUrl',
       'rules[0].require.role',
+    ])
+  })
+})
+
+describe('the sessions-that-end switches', () => {
+  it('are booleans, and a back-channel logout needs an OpenID issuer, in oauth and under services', async () => {
+    const problems = await checkGateConfig({
+      service: { baseUrl: 'https://groups.example.org/groups' },
+      oauth: { authUrl: 'https://auth.example.org', clientId: 'gate', backchannelLogout: true, endSession: 'yes' },
+      cookie: { secrets: ['a-cookie-secret-of-the-config-test-0123456789'] },
+      rules: [{ allow: 'signed-in' }],
+    })
+    expect(problems.map((problem) => [problem.key, problem.message])).toEqual([
+      ['oauth.endSession', 'must be true or false'],
+      ['oauth.backchannelLogout', 'needs "issuer" (an OpenID provider), not "authUrl"'],
+    ])
+    const services = await checkGateConfig({
+      services: {
+        feide: {
+          service: { baseUrl: 'https://groups.example.org/groups' },
+          oauth: { issuer: 'https://auth.example.org', clientId: 'gate', backchannelLogout: 1 },
+        },
+      },
+      groupPrefixes: { 'fc:': 'feide' },
+      cookie: { secrets: ['a-cookie-secret-of-the-config-test-0123456789'] },
+      rules: [{ allow: 'signed-in' }],
+    })
+    expect(services.map((problem) => [problem.key, problem.message])).toEqual([
+      ['services.feide.oauth.backchannelLogout', 'must be true or false'],
     ])
   })
 })

@@ -1,7 +1,7 @@
 /**
  * A fleet of two gates with `redis` (a real redis-server): an answer one instance fetched is
- * served by the other without asking the group service again, and a sign-out on one drops
- * the token's answers on both; the same with two group services, each's answers apart.
+ * served by the other without asking the group service again, and a sign-out on one ends the
+ * session and drops the token's answers on both; the same with two group services, each's answers apart.
  * Redis's contents hold no token.
  */
 import { createClient } from 'redis'
@@ -64,11 +64,20 @@ describe('two gates sharing Redis', () => {
     expect(stored.length).toBeGreaterThan(0)
     expect(JSON.stringify(stored)).not.toContain(token)
 
+    // Another session with the same access token: not signed out, but its answers are the token's.
+    const again = (
+      cookies.writeSession(
+        { accessToken: token, expiresAt: Date.now() + 3_600_000, refreshToken: undefined, sub: 'alice', issuedAt: Date.now() },
+        { scheme: 'http', host: '127.0.0.1' },
+      ) as string
+    ).split(';')[0] as string
     const out = await send(one.url, '/_gate/signout', { method: 'POST', headers: { cookie, origin: one.url } })
     expect(out.status).toBe(303)
-    // Within a second, the other instance has dropped its copy too: it asks again.
+    // Within a second, the other instance has ended the session and dropped the token's
+    // answers too: the session is a 401, and the token's other session asks again.
     await new Promise((resolve) => setTimeout(resolve, 1_000))
-    expect((await check(two, cookie)).status).toBe(200)
+    expect((await check(two, cookie)).status).toBe(401)
+    expect((await check(two, again)).status).toBe(200)
     expect(emulator.count()).toBeGreaterThan(asked)
   })
 
@@ -138,10 +147,14 @@ describe('two gates of two group services sharing Redis', () => {
       expect(feide.count()).toBe(0)
       expect(JSON.stringify(await everyKeyOn(redis.url))).not.toContain(token)
 
+      const again = (cookies.writeSession({ ...session, service: 'surf' }, { scheme: 'http', host: '127.0.0.1' }) as string).split(
+        ';',
+      )[0] as string
       const out = await send(first.url, '/_gate/signout', { method: 'POST', headers: { cookie, origin: first.url } })
       expect(out.status).toBe(303)
       await new Promise((resolve) => setTimeout(resolve, 1_000))
-      expect((await check(second, cookie)).status).toBe(200)
+      expect((await check(second, cookie)).status).toBe(401)
+      expect((await check(second, again)).status).toBe(200)
       expect(surf.count()).toBeGreaterThan(asked)
     } finally {
       await first.close()

@@ -4,14 +4,19 @@
  * gates in `upstream voot_gate`) ← keep-alive load → a plain echo app.
  *
  * Load: bearer tokens and sealed session cookies of a member (alice, admin of the org: rule
- * `admin`), a non-member (bob) and tokens of alice revoked at the emulator mid-run.
+ * `admin`), a non-member (bob) and tokens of alice revoked at the emulator mid-run; a session
+ * of alice signed out mid-run (`POST /_gate/signout` through nginx), and one ended mid-run by
+ * a back-channel logout (the emulator ends alice's sessions: its Logout Token, posted to
+ * nginx's `/_gate/backchannel-logout`, names her at its issuer).
  * Phases in turn: up, service slow below and above the gate's timeout, 500s, 429 with
  * Retry-After, service down (hang), Redis frozen, Redis stopped and restarted.
  *
  * Rules (each request judged by its kind and the phase it was sent and answered in):
  * - never a 200 for the non-member, never a 403 or 401 for the member, never a 200 for a
  *   revoked token later than `ttl + GRACE_SLACK_MS` after its revocation (in between,
- *   either answer); a 200 must carry the right X-Voot-User to the app;
+ *   either answer); never a 200 for an ended session (signed out, or logged out by the
+ *   provider) sent more than ENDED_GRACE_MS (one second) after its end, on either gate;
+ *   a 200 must carry the right X-Voot-User to the app;
  * - 503 only while the group service is at fault or within SETTLE_MS after a fault phase
  *   ends (answers cached before and requests under way); Redis faults are not service
  *   faults: a 503 then is a failure;
@@ -40,6 +45,8 @@ const SECONDS = Number(process.env.SOAK_SECONDS ?? 60)
 const TTL_MS = 2_000
 const TIMEOUT_MS = 1_000
 const GRACE_SLACK_MS = 1_000
+/** The contract: a session ended on one instance is refused by every instance within a second. */
+const ENDED_GRACE_MS = 1_000
 const SETTLE_MS = 2_500
 const RSS_BOUND_MB = 64
 const WARM_UP_MS = 5_000
@@ -81,6 +88,8 @@ const config: GateConfig = testGateConfig(emulator, {
   },
   redis: { url: redis.url, secret: 'gate-soak-shared-secret-0123456789abcdef', prefix: 'gate-soak:' },
 })
+const baseOAuth = config.oauth as NonNullable<GateConfig['oauth']>
+const fullConfig: GateConfig = { ...config, oauth: { ...baseOAuth, backchannelLogout: true } }
 
 interface GateChild {
   readonly child: ChildProcess
@@ -89,7 +98,7 @@ interface GateChild {
 async function startGateChild(): Promise<GateChild> {
   const child = fork(new URL('./gate-child.ts', import.meta.url), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, VOOT_SOAK_GATE_CONFIG: JSON.stringify(config) },
+    env: { ...process.env, VOOT_SOAK_GATE_CONFIG: JSON.stringify(fullConfig) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   const url = await new Promise<string>((resolve, reject) => {
@@ -103,17 +112,32 @@ const ports = gates.map((gate) => Number(new URL(gate.url).port))
 // nginx's error log outlives it: its tail is printed when the soak fails.
 const nginxErrorLog = join(mkdtempSync(join(tmpdir(), 'voot-gate-soak-')), 'nginx-error.log')
 const nginx = await startNginx({ gatePort: ports[0]!, moreGatePorts: ports.slice(1), appPort: app.port }, { errorLog: nginxErrorLog })
+// The provider tells the gates (through nginx, as it would from outside) when alice's sessions end.
+emulator.replaceData({
+  ...emulator.data,
+  clients: emulator.data.clients.map((client) =>
+    client.clientId === baseOAuth.clientId ? { ...client, backchannelLogoutUri: `${nginx.url}/_gate/backchannel-logout` } : client,
+  ),
+})
 
 // ---- Who asks ----
 const cookies = createSessionCookies({ name: undefined, secrets: COOKIE_SECRETS, maxAge: 8 * 3_600_000 }, Date.now)
-function cookieFor(user: string, token = emulator.issueToken(user)): string {
+function cookieFor(user: string, token = emulator.issueToken(user), issuer?: string): string {
   const line = cookies.writeSession(
-    { accessToken: token, expiresAt: Date.now() + 3_600_000, refreshToken: undefined, sub: user, issuedAt: Date.now() },
+    { accessToken: token, expiresAt: Date.now() + 3_600_000, refreshToken: undefined, sub: user, issuedAt: Date.now(), issuer },
     { scheme: 'http', host: '127.0.0.1' },
   ) as string
   return line.split(';')[0]!
 }
-type Kind = 'member-bearer' | 'member-cookie' | 'nonmember-bearer' | 'nonmember-cookie' | 'revoked-bearer' | 'revoked-cookie'
+type Kind =
+  | 'member-bearer'
+  | 'member-cookie'
+  | 'nonmember-bearer'
+  | 'nonmember-cookie'
+  | 'revoked-bearer'
+  | 'revoked-cookie'
+  | 'signedout-cookie'
+  | 'logout-cookie'
 const revokedTokens = [emulator.issueToken('alice'), emulator.issueToken('alice')]
 const credentials: Record<Kind, Record<string, string>> = {
   'member-bearer': { authorization: `Bearer ${emulator.issueToken('alice')}` },
@@ -122,7 +146,16 @@ const credentials: Record<Kind, Record<string, string>> = {
   'nonmember-cookie': { cookie: cookieFor('bob') },
   'revoked-bearer': { authorization: `Bearer ${revokedTokens[0]!}` },
   'revoked-cookie': { cookie: cookieFor('alice', revokedTokens[1]) },
+  'signedout-cookie': { cookie: cookieFor('alice') },
+  // The only session that names the emulator as its issuer: the back-channel logout of alice ends it, not the others.
+  'logout-cookie': { cookie: cookieFor('alice', emulator.issueToken('alice'), emulator.authUrl) },
 }
+/** When the end of each ended session was asked for, by kind: from then on, a 401 or 302 is right. */
+const endingFrom: Partial<Record<Kind, number>> = {}
+/** When each ended session ended (the end's answer received), by kind. */
+const endedAt: Partial<Record<Kind, number>> = {}
+/** The latest an ended session was still let through, in ms after its end (sent time). */
+const endedAllowedUpTo: Partial<Record<Kind, number>> = {}
 const KINDS = Object.keys(credentials) as Kind[]
 let revokedAt: number | undefined
 /** The latest a revoked token was still let through, in ms after its revocation (sent time). */
@@ -151,6 +184,14 @@ async function runPhases(): Promise<void> {
       for (const token of revokedTokens) emulator.revokeToken(token)
       revokedAt = Date.now()
     }
+    // Sessions ended in later healthy phases: a sign-out through nginx, then the provider's back-channel logout.
+    if (index === 4) await endSession('signedout-cookie', () => signOutThroughNginx(credentials['signedout-cookie'].cookie!))
+    if (index === 6) {
+      await endSession('logout-cookie', async () => {
+        const { notified } = await emulator.oauth.endSessions('alice')
+        return notified.every((each) => each.status === 200) && notified.length > 0
+      })
+    }
     if (next === 'redis-frozen') {
       redisFaults++
       redis.freeze()
@@ -164,6 +205,23 @@ async function runPhases(): Promise<void> {
     } else await sleep(PHASE_MS)
   }
   emulator.faults.clear()
+}
+
+async function endSession(kind: Kind, end: () => Promise<boolean>): Promise<void> {
+  endingFrom[kind] = Date.now()
+  if (!(await end())) failures.push(`ending the ${kind} session failed`)
+  endedAt[kind] = Date.now()
+}
+
+function signOutThroughNginx(cookie: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(`${nginx.url}/_gate/signout`, { method: 'POST', headers: { cookie, origin: nginx.url } }, (res) => {
+      res.resume()
+      resolve(res.statusCode === 303)
+    })
+    req.on('error', () => resolve(false))
+    req.end()
+  })
 }
 
 // ---- Verdicts per request ----
@@ -183,6 +241,16 @@ function judge(kind: Kind, sentPhase: Phase, sentAt: number, status: number, use
   const revokedLong = kind.startsWith('revoked') && revokedAt !== undefined && sentAt > revokedAt + TTL_MS + GRACE_SLACK_MS
   const revokedRecent = kind.startsWith('revoked') && revokedAt !== undefined && !revokedLong && !member
   const signInAgain = status === 401 || status === 302
+  const ended = endedAt[kind]
+  if (ended !== undefined || kind === 'signedout-cookie' || kind === 'logout-cookie') {
+    // Ended: a 200 sent more than a second after the end is the failure; sent before it, the member's answers.
+    if (status === 200) {
+      if (ended !== undefined && sentAt > ended + ENDED_GRACE_MS) return `200 for a session ended ${sentAt - ended} ms before`
+      return user === 'alice' ? undefined : `200 with X-Voot-User ${JSON.stringify(user)}`
+    }
+    if (signInAgain) return endingFrom[kind] !== undefined ? undefined : `${status} for a session not ended`
+    return status === 403 ? '403 for a member' : `unexpected status ${status}`
+  }
   if (status === 200) {
     if (kind.startsWith('nonmember')) return '200 for a non-member'
     if (!member && !revokedRecent) return `200 for a token revoked ${now - revokedAt!} ms before`
@@ -243,6 +311,9 @@ async function worker(offset: number): Promise<void> {
     const verdict = judge(kind, sentPhase, sentAt, status, user)
     if (kind.startsWith('revoked') && status === 200 && revokedAt !== undefined && sentAt >= revokedAt)
       revokedAllowedUpTo = Math.max(revokedAllowedUpTo ?? 0, sentAt - revokedAt)
+    const ended = endedAt[kind]
+    if (status === 200 && ended !== undefined && sentAt >= ended)
+      endedAllowedUpTo[kind] = Math.max(endedAllowedUpTo[kind] ?? 0, sentAt - ended)
     if (verdict !== undefined) {
       wrongCount++
       const key = `${kind}: ${verdict.replace(/\d+ ms/, 'n ms')}`
@@ -282,6 +353,15 @@ const closed = await Promise.all(
   ),
 )
 const emulatorCount = emulator.count()
+// The group service's first 401s after the revocation (only revoked tokens get one here): when
+// the first comes back, the gate that asked revokes the token across the fleet.
+const upstream401s = emulator.requests
+  .filter((entry) => entry.status === 401 && revokedAt !== undefined && entry.at >= revokedAt)
+  .slice(0, 3)
+  .map((entry) => ({
+    msAfterRevocation: entry.at - revokedAt!,
+    path: entry.path.replace(/\/groups\/me\/groups\/.+$/, '/groups/me/groups/{id}'),
+  }))
 await nginx.stop()
 await app.close()
 await redis.stop()
@@ -303,6 +383,10 @@ for (const row of Object.values(counts.byKind))
 if (counts.requests < SECONDS * 20) failures.push(`only ${counts.requests} requests: the load did not run`)
 if (!statuses['200'] || !statuses['403'] || !statuses['503']) failures.push('expected 200s, 403s and 503s')
 if (!(counts.byKind['revoked-bearer']?.['401'] ?? 0)) failures.push('the revoked token never got a 401: the revocation did not happen')
+for (const kind of ['signedout-cookie', 'logout-cookie'] as const) {
+  const row = counts.byKind[kind] ?? {}
+  if (!row['200'] || !((row['302'] ?? 0) + (row['401'] ?? 0))) failures.push(`${kind}: expected 200s before its end and 302s after`)
+}
 
 const EXPECTED_NGINX_ERROR = 'auth request unexpected status: 503'
 const nginxErrorLines = readFileSync(nginxErrorLog, 'utf8')
@@ -322,7 +406,8 @@ console.log(
       socketErrors,
       firstSocketError: firstSocketError ?? null,
       nginxErrorLogLines: nginxErrorLines.length,
-      revocation: { graceMs: TTL_MS + GRACE_SLACK_MS, lastAllowedMsAfter: revokedAllowedUpTo ?? null },
+      revocation: { graceMs: TTL_MS + GRACE_SLACK_MS, lastAllowedMsAfter: revokedAllowedUpTo ?? null, upstream401s },
+      endedSessions: { graceMs: ENDED_GRACE_MS, lastAllowedMsAfter: endedAllowedUpTo },
       emulatorRequests: emulatorCount,
       rss: gates.map((_, i) => ({ start: `${rssStart[i]!.toFixed(1)} MB`, end: `${rssEnd[i]!.toFixed(1)} MB` })),
       failures,

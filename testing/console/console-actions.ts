@@ -94,6 +94,8 @@ export interface ConsoleTarget {
   tokenOf(user: string): string
   readonly requests: () => readonly RecordedRequest[]
   rateLimit: RateLimitSetting
+  /** Ends the user's sessions at the authorization server (its Logout Tokens sent); resolves what was done. */
+  endSessions(user: string): Promise<{ readonly sessions: number; readonly notified: readonly { clientId: string; status: number }[] }>
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/
@@ -243,4 +245,20 @@ export function consoleState(target: ConsoleTarget): ConsoleState {
         at: new Date(request.at).toISOString(),
       })),
   }
+}
+
+/**
+ * Ends a user's sessions at the authorization server: each client registered with a
+ * `backchannelLogoutUri` gets a Logout Token. Throws `InvalidArgumentError` for an unknown user.
+ *
+ * @example
+ * ```ts
+ * const text = await endUserSessions(target, 'alice') // 'Ended 1 session of alice; told voot-gate (200).'
+ * ```
+ */
+export async function endUserSessions(target: ConsoleTarget, user: string): Promise<string> {
+  userOf(target, user)
+  const { sessions, notified } = await target.endSessions(user)
+  const told = notified.map((each) => `${each.clientId} (${each.status === 0 ? 'no answer' : each.status})`)
+  return `Ended ${sessions} session${sessions === 1 ? '' : 's'} of ${user}; ${told.length === 0 ? 'no client registered a backchannelLogoutUri' : `told ${told.join(', ')}`}.`
 }

@@ -78,7 +78,8 @@ export function consolePage(state: ConsoleState, place: ConsolePlace, message?: 
       const curl = `curl -H 'Authorization: Bearer ${user.token}' ${baseUrl}/me/groups`
       return `<tr><th scope="row">${escape(user.id)}</th><td>${escape(user.name)}</td>
 <td><code>${escape(user.token)}</code> <button type="button" hidden data-copy="${escape(user.token)}" aria-label="Copy ${escape(user.id)}'s token">Copy</button></td>
-<td><code>${escape(curl)}</code> <button type="button" hidden data-copy="${escape(curl)}" aria-label="Copy the curl line of ${escape(user.id)}">Copy</button></td></tr>`
+<td><code>${escape(curl)}</code> <button type="button" hidden data-copy="${escape(curl)}" aria-label="Copy the curl line of ${escape(user.id)}">Copy</button></td>
+<td><form method="post" action="${base}/sessions"><input type="hidden" name="action" value="end"><input type="hidden" name="user" value="${escape(user.id)}"><button type="submit" aria-label="End ${escape(user.id)}'s sessions">End sessions</button></form></td></tr>`
     })
     .join('\n')
 
@@ -118,7 +119,7 @@ ${state.calls.map((call) => `<tr><td>${escape(call.at.slice(11, 23))}</td><td><c
   const main = `<p class="note">A stand-in group service for development and tests: changes here apply to the next call. The group endpoints are at <code>${escape(baseUrl)}</code>.</p>
 ${message === undefined ? '' : `<p class="${message.kind}" role="${message.kind === 'problem' ? 'alert' : 'status'}">${escape(message.text)}</p>`}
 <h2 id="tokens">Users and their tokens</h2>
-<table><caption>A personal token per user, with the groups scope</caption><thead><tr><th scope="col">user</th><th scope="col">name</th><th scope="col">token</th><th scope="col">try it</th></tr></thead><tbody>
+<table><caption>A personal token per user, with the groups scope; End sessions sends a Logout Token to each client registered with a backchannelLogoutUri</caption><thead><tr><th scope="col">user</th><th scope="col">name</th><th scope="col">token</th><th scope="col">try it</th><th scope="col">sign-in</th></tr></thead><tbody>
 ${tokens}
 </tbody></table>
 <h2 id="memberships">Memberships</h2>

@@ -1,8 +1,9 @@
 /**
  * The console's HTTP face under `/_emulator/`: the page (`GET /_emulator/`), its forms
- * (`POST /_emulator/members`, `/faults`, `/rate-limit`, each back to the page), and the same
- * as JSON for scripts and `voot-guard emulator members|fault` (`GET /_emulator/api/state`,
- * `POST /_emulator/api/members`, `/api/faults`, `/api/rate-limit`). Shapes in docs/emulator.md.
+ * (`POST /_emulator/members`, `/faults`, `/rate-limit`, `/sessions`, each back to the page),
+ * and the same as JSON for scripts and `voot-guard emulator members|fault|sessions`
+ * (`GET /_emulator/api/state`, `POST /_emulator/api/members`, `/api/faults`,
+ * `/api/rate-limit`, `/api/sessions`). Shapes in docs/emulator.md.
  *
  * Served to loopback clients only: whoever reaches it can change who is in what. A form must
  * come from the console's own origin and the JSON endpoints take `application/json` only, so
@@ -19,6 +20,7 @@ import {
   changeMembership,
   changeRateLimit,
   consoleState,
+  endUserSessions,
   type ConsoleFault,
   type ConsoleTarget,
   type FaultChange,
@@ -108,7 +110,7 @@ export function createConsoleRoutes(
   baseUrl: () => string,
   pagePath = CONSOLE_PATH,
 ): ConsoleRoutes {
-  const changes: Record<string, (fields: Fields, form: boolean) => string> = {
+  const changes: Record<string, (fields: Fields, form: boolean) => string | Promise<string>> = {
     members(fields, form) {
       const change = membershipChange(fields, form)
       changeMembership(target, change)
@@ -120,6 +122,12 @@ export function createConsoleRoutes(
       return change.action === 'clear'
         ? 'Switched off.'
         : `Switched on: ${change.fault} for ${change.user === undefined || change.user === '' ? 'everyone' : change.user}.`
+    },
+    sessions(fields) {
+      const user = fields['user']
+      if (fields['action'] !== 'end') throw new InvalidArgumentError('action: must be end')
+      if (typeof user !== 'string' || user === '') throw new InvalidArgumentError('user: missing')
+      return endUserSessions(target, user)
     },
     'rate-limit'(fields) {
       const setting = rateLimitSetting(fields)
@@ -175,7 +183,7 @@ export function createConsoleRoutes(
           return true
         }
         try {
-          const done = change(fields as Fields, false)
+          const done = await change(fields as Fields, false)
           writeAnswer(res, jsonAnswer(200, { message: done, state: consoleState(target) }, { 'cache-control': 'no-store' }))
         } catch (error) {
           if (!(error instanceof InvalidArgumentError)) throw error
@@ -195,7 +203,7 @@ export function createConsoleRoutes(
         return true
       }
       try {
-        const done = change(Object.fromEntries(form.params), true)
+        const done = await change(Object.fromEntries(form.params), true)
         writeAnswer(res, page({ kind: 'notice', text: done }))
       } catch (error) {
         if (!(error instanceof InvalidArgumentError)) throw error

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto'
 import type { EmulatorClient, EmulatorData } from '../data/data.js'
 import type { SigningKeys } from './oauth-keys.js'
+import type { ProviderSession } from './oauth-sessions.js'
 import type { TokenStore } from '../token-store.js'
 
 /** An authorization request waiting for the person's decision on the consent page. */
@@ -45,6 +46,8 @@ export interface OAuthContext {
   readonly keys: SigningKeys
   readonly pending: Map<string, PendingRequest>
   readonly codes: Map<string, CodeRecord>
+  /** The provider's sessions by `sid` (bounded, as codes are). */
+  readonly sessions: Map<string, ProviderSession>
   /** Access token lifetime, in seconds. */
   readonly accessTokenLifetime: number
   /** The service its pages name (`Feide`, `SURFconext (surf)`). */

@@ -18,8 +18,8 @@ interface KeyPair {
  * The signing keys of one emulated authorization server.
  */
 export interface SigningKeys {
-  /** Signs a JWT with the current key (`alg: RS256`, `kid` set). */
-  sign(claims: JWTPayload): Promise<string>
+  /** Signs a JWT with the current key (`alg: RS256`, `kid` set, `typ` default `JWT`). */
+  sign(claims: JWTPayload, typ?: string): Promise<string>
   /** The public JWKS: the current key first, then the previous one while it is kept. */
   jwks(): Promise<{ keys: JWK[] }>
   /**
@@ -39,9 +39,9 @@ export function createSigningKeys(): SigningKeys {
   const currentKey = (): Promise<KeyPair> => (current ??= newKeyPair())
 
   return {
-    async sign(claims) {
+    async sign(claims, typ = 'JWT') {
       const key = await currentKey()
-      return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' }).sign(key.privateKey)
+      return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ }).sign(key.privateKey)
     },
     async jwks() {
       const keys = [(await currentKey()).publicJwk]

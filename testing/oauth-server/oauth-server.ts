@@ -8,7 +8,11 @@
  * | `/oauth/authorization` | consent page; code and implicit (`token`) flows |
  * | `/oauth/token` | `authorization_code` (PKCE S256) and `client_credentials` |
  * | `/userinfo`, `/openid/userinfo` | the user's profile, for a Bearer token |
- * | `/openid/jwks` | the public RS256 key(s) that sign ID tokens |
+ * | `/openid/jwks` | the public RS256 key(s) that sign ID tokens (and Logout Tokens) |
+ * | `/oauth/logout` | RP-Initiated Logout 1.0: ends the user's sessions, back to a registered `post_logout_redirect_uri` |
+ *
+ * ID tokens carry a `sid`; {@link OAuthServer.endSessions} sends Logout Tokens to the
+ * clients registered with a `backchannelLogoutUri` (Back-Channel Logout 1.0).
  *
  * Access tokens are opaque and live in the emulator's shared {@link TokenStore}, so a token
  * from a real login works on the group endpoints.
@@ -23,6 +27,7 @@ import type { OAuthContext } from './oauth-context.js'
 import { createSigningKeys } from './oauth-keys.js'
 import { TOKEN_PATH, token } from './oauth-token.js'
 import { USERINFO_PATHS, userinfo } from './oauth-userinfo.js'
+import { END_SESSION_PATH, endSession, endSessions, type SessionsEnded } from './oauth-sessions.js'
 import type { TokenStore } from '../token-store.js'
 
 /**
@@ -72,6 +77,17 @@ export interface OAuthServer {
   rotateKeys(options?: { keepPrevious?: boolean }): Promise<string>
   /** The discovery document. */
   metadata(): Record<string, unknown>
+  /**
+   * Ends every session of the user `userId`: each client registered with a
+   * `backchannelLogoutUri` is sent a Logout Token per session (or, when none is known, one
+   * naming the user); resolves once each answered or timed out, with their statuses.
+   *
+   * @example
+   * ```ts
+   * const { notified } = await emulator.oauth.endSessions('alice') // [{ clientId: 'voot-gate', status: 200 }]
+   * ```
+   */
+  endSessions(userId: string): Promise<SessionsEnded>
 }
 
 /**
@@ -87,6 +103,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
     keys: createSigningKeys(),
     pending: new Map(),
     codes: new Map(),
+    sessions: new Map(),
     accessTokenLifetime: options.accessTokenLifetime ?? 28_800,
     service: options.service ?? 'the emulated service',
   }
@@ -105,6 +122,9 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         return authorize(ctx, req, url)
       case TOKEN_PATH:
         return token(ctx, req)
+      case END_SESSION_PATH:
+        req.resume()
+        return endSession(ctx, url)
       case USERINFO_PATHS.openid:
         return userinfo(ctx, req, 'openid')
       case USERINFO_PATHS.spec:
@@ -129,6 +149,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
     },
     rotateKeys: (rotateOptions) => ctx.keys.rotate(rotateOptions),
     metadata,
+    endSessions: (userId) => endSessions(ctx, userId),
   }
 }
 
@@ -142,6 +163,9 @@ function discoveryDocument(ctx: OAuthContext): Record<string, unknown> {
     token_endpoint: `${issuer}${TOKEN_PATH}`,
     userinfo_endpoint: `${issuer}${USERINFO_PATHS.openid}`,
     jwks_uri: `${issuer}${JWKS_PATH}`,
+    end_session_endpoint: `${issuer}${END_SESSION_PATH}`,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     scopes_supported: [...scopes],
     response_types_supported: ['code', 'token'],
     response_modes_supported: ['query', 'fragment'],
@@ -150,7 +174,7 @@ function discoveryDocument(ctx: OAuthContext): Record<string, unknown> {
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     id_token_signing_alg_values_supported: ['RS256'],
     subject_types_supported: ['public'],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'name', 'email'],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid', 'name', 'email'],
     authorization_response_iss_parameter_supported: true,
   }
 }

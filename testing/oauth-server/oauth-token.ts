@@ -20,6 +20,7 @@ import { jsonAnswer, type Answer } from '../answer.js'
 import type { EmulatorClient } from '../data/data.js'
 import { ID_TOKEN_LIFETIME, digest, findClient, grantScopes, type OAuthContext } from './oauth-context.js'
 import { readForm } from './oauth-form.js'
+import { startSession } from './oauth-sessions.js'
 
 /** The path of the token endpoint. */
 export const TOKEN_PATH = '/oauth/token'
@@ -122,6 +123,8 @@ async function redeemCode(ctx: OAuthContext, client: EmulatorClient, params: Map
       exp: seconds + ID_TOKEN_LIFETIME,
       iat: seconds,
       auth_time: Math.floor(record.authTime / 1000),
+      // The provider session: a back-channel logout names it.
+      sid: startSession(ctx, record.userId, client.clientId),
       ...(record.nonce === undefined ? {} : { nonce: record.nonce }),
       at_hash: atHash(accessToken),
       ...(record.scopes.includes('profile') && user !== undefined ? { name: user.name } : {}),
