@@ -61,6 +61,7 @@ export type { CircuitBreakerOptions, CircuitState } from './resolver/upstream/ci
 export type { AllowedReason, Decision, DecisionReason, DenialReason } from './decision/types.js'
 export { DEFAULT_ROLES, isActiveAt, type Activity } from './decision/membership.js'
 export type { GuardOptions, VootContext } from './guard/guard.js'
+export type { GroupIdOf, RequirementOf } from './guard/computed-requirement.js'
 export type { FoundToken } from './guard/credentials.js'
 export type { SharedCache } from './shared-cache.js'
 export {
