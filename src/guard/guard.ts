@@ -26,7 +26,13 @@ import { checkAtOf } from '../resolver/check-at.js'
 import { NO_OPTIONS, readFoundToken, type Credentials } from './credentials.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
-import { createRequirementInterner, refused, type GroupIdOf, type RequirementOf } from './computed-requirement.js'
+import {
+  createRequirementInterner,
+  MAX_COMPUTED_REQUIREMENTS,
+  refused,
+  type GroupIdOf,
+  type RequirementOf,
+} from './computed-requirement.js'
 
 export type { VootContext } from './voot-context.js'
 
@@ -228,12 +234,22 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     // The role is the route's, not the request's: checked now, as a static one would be.
     const probe = group('voot-guard:role-check', role)
     if (services === undefined) resolver.assertRequirement(probe)
+    // This guard's ids, looked up by the id itself (no key built on the warm path); the
+    // core's table makes each one the object an equal requirement already is.
+    const byId = new Map<string, Requirement>()
     return (input) => {
+      const id = groupId(input)
+      const known = byId.get(id)
+      if (known !== undefined) return known
+      let requirement: Requirement
       try {
-        return interner.group(groupId(input), role)
+        requirement = interner.group(id, role)
       } catch (error) {
         throw renderer.toHttpError(error) ?? error
       }
+      if (byId.size >= MAX_COMPUTED_REQUIREMENTS) byId.delete(byId.keys().next().value as string)
+      byId.set(id, requirement)
+      return requirement
     }
   }
 
