@@ -230,5 +230,6 @@ describe('rules with parameters (issue 52)', () => {
     expect(shadowed(course, { path: '/courses/INF1000/**', allow: 'anyone' })).toBe(true)
     expect(shadowed({ ...course, params: { course: '[A-Z]+' } }, { path: '/courses/inf1000/**', allow: 'anyone' })).toBe(false)
     expect(shadowed(course, { path: '/courses/*/**', allow: 'anyone' })).toBe(false)
+    expect(shadowed({ ...course, params: { course: '[A-Z]+' } }, { path: '/courses/{c}/**', require: { group: 'fc:x:{c}' } })).toBe(false)
   })
 })
