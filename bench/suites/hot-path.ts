@@ -46,6 +46,7 @@ export interface ComputedFigures {
 }
 
 /** The flow's step, static and computed, in rounds that alternate (the machine's noise falls on both). */
+// eslint-disable-next-line max-params -- the warm core and what figure 1 measures it with
 export function measureComputed(
   core: unknown,
   header: string,

@@ -62,7 +62,7 @@ function requireEntries(rule: GateRule): [(string | number)[], string][] {
   const want = rule.require as Record<string, unknown> | undefined
   if (typeof want !== 'object' || want === null) return []
   const entries: [(string | number)[], string][] = []
-  for (const key of ['group', 'groupOfType'] as const) if (typeof want[key] === 'string') entries.push([[key], want[key] as string])
+  for (const key of ['group', 'groupOfType'] as const) if (typeof want[key] === 'string') entries.push([[key], want[key]])
   for (const key of ['anyOf', 'allOf'] as const) {
     const ids = want[key]
     if (Array.isArray(ids)) ids.forEach((id, k) => typeof id === 'string' && entries.push([[key, k], id]))

@@ -64,11 +64,10 @@ function requirementAtOf(rule: GateRule, bind: NonNullable<CompiledRule['bind']>
   return (path) => {
     const values = bind(path) ?? {}
     const filled: Record<string, unknown> = { ...want }
-    for (const key of ['group', 'groupOfType'] as const)
-      if (typeof want[key] === 'string') filled[key] = fillTemplate(want[key] as string, values)
+    for (const key of ['group', 'groupOfType'] as const) if (typeof want[key] === 'string') filled[key] = fillTemplate(want[key], values)
     for (const key of ['anyOf', 'allOf'] as const) {
       const ids = want[key]
-      if (Array.isArray(ids)) filled[key] = ids.map((id) => (typeof id === 'string' ? fillTemplate(id, values) : id))
+      if (Array.isArray(ids)) filled[key] = (ids as unknown[]).map((id) => (typeof id === 'string' ? fillTemplate(id, values) : id))
     }
     return requirementOf({ ...rule, require: filled as GateRule['require'] & object }) as Requirement
   }
