@@ -41,6 +41,7 @@ export {
   type VootContext,
 } from './guard/guard.js'
 export type { Credentials, FoundToken, TokenSource } from './guard/credentials.js'
+export type { RequirementOf } from './guard/computed-requirement.js'
 export { createGuardFlow, type FrameworkIO, type GuardFlow, type GuardStep, type Refusal } from './guard/request-flow.js'
 export {
   prefersProblemDetails,

@@ -73,7 +73,7 @@ export interface FastifyGuardOptions extends GuardOptions {
  * app.get('/staff', { onRequest: guard.requireGroup('fc:org:example.org', 'admin') }, handler)
  * ```
  */
-export type FastifyGuard = Guards<onRequestHookHandler>
+export type FastifyGuard = Guards<onRequestHookHandler, onRequestHookHandler, FastifyRequest>
 
 /**
  * Creates the Fastify guards. Options are validated here; each guard's arguments are
@@ -90,14 +90,17 @@ export type FastifyGuard = Guards<onRequestHookHandler>
  */
 export function createGuard(options: FastifyGuardOptions): FastifyGuard {
   const flow = createGuardFlow(options, fastify)
-  return createGuards(flow.core, (requirement, optional): onRequestHookHandler => {
-    const step = flow.guard(requirement, optional)
-    // Callback style, so that an allowed request on a warm cache costs no promise; Fastify
-    // must not also see the promise of a cold one, or it would go on twice.
-    return function vootGuard(request, reply, done): void {
-      void step(request, reply, done)
-    }
-  })
+  return createGuards<onRequestHookHandler, onRequestHookHandler, FastifyRequest>(
+    flow.core,
+    (requirement, optional): onRequestHookHandler => {
+      const step = flow.guard(requirement, optional)
+      // Callback style, so that an allowed request on a warm cache costs no promise; Fastify
+      // must not also see the promise of a cold one, or it would go on twice.
+      return function vootGuard(request, reply, done): void {
+        void step(request, reply, done)
+      }
+    },
+  )
 }
 
 /** Fastify's input and output. */

@@ -23,6 +23,7 @@ import {
   type FrameworkIO,
   type GuardOptions,
   type Guards,
+  type RequirementOf,
   type TokenSource,
   type VootContext,
   withResponse,
@@ -84,7 +85,7 @@ export type OptionalFetchCheck = (request: Request) => Promise<VootContext | Res
  * const staffOnly = guard.requireGroup('fc:org:example.org', 'admin')
  * ```
  */
-export interface FetchGuard extends Guards<FetchCheck, OptionalFetchCheck> {
+export interface FetchGuard extends Guards<FetchCheck, OptionalFetchCheck, Request> {
   /**
    * Wraps a handler: it runs with the {@link VootContext} after its `request` (and every
    * further argument, such as a Next.js route context, after that) once `check` allows the
@@ -120,9 +121,9 @@ export function createGuard(options: FetchGuardOptions): FetchGuard {
   type Step = ReturnType<typeof flow.guard>
   const stepOf = new WeakMap<FetchCheck | OptionalFetchCheck, Step>()
 
-  function check(requirement: Requirement, optional: false): FetchCheck
+  function check(requirement: Requirement | RequirementOf<Request>, optional: false): FetchCheck
   function check(requirement: Requirement, optional: true): OptionalFetchCheck
-  function check(requirement: Requirement, optional: boolean): FetchCheck | OptionalFetchCheck {
+  function check(requirement: Requirement | RequirementOf<Request>, optional: boolean): FetchCheck | OptionalFetchCheck {
     const step = flow.guard(requirement, optional)
     const guard: OptionalFetchCheck = async (request) => step(request, undefined, undefined)
     stepOf.set(guard, step)
@@ -130,7 +131,7 @@ export function createGuard(options: FetchGuardOptions): FetchGuard {
   }
 
   return {
-    ...createGuards(core, check),
+    ...createGuards<FetchCheck, OptionalFetchCheck, Request>(core, check),
     protect<A extends unknown[], R extends Response | Promise<Response>>(
       given: FetchCheck | OptionalFetchCheck | Requirement,
       handler: (request: Request, voot: VootContext, ...rest: A) => R,

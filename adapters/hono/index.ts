@@ -27,6 +27,7 @@ import {
   type GuardOptions,
   type Guards,
   type RequestHeaders,
+  type RequirementOf,
   type TokenSource,
   type VootContext,
 } from '../../src/adapter-kit.js'
@@ -90,7 +91,7 @@ export interface HonoGuardOptions extends GuardOptions {
  * const staffOnly = guard.requireGroup('fc:org:example.org', 'admin')
  * ```
  */
-export type HonoGuard = Guards<MiddlewareHandler<VootEnv>, MiddlewareHandler<OptionalVootEnv>>
+export type HonoGuard = Guards<MiddlewareHandler<VootEnv>, MiddlewareHandler<OptionalVootEnv>, Context>
 
 /**
  * The `Authorization` value. On Node (`@hono/node-server`, whose bindings hold Node's request
@@ -118,15 +119,18 @@ function authorizationOfContext(c: Context): string | readonly string[] | undefi
  */
 export function createGuard(options: HonoGuardOptions): HonoGuard {
   const flow = createGuardFlow(options, hono)
-  function middleware(requirement: Requirement, optional: false): MiddlewareHandler<VootEnv>
+  function middleware(requirement: Requirement | RequirementOf<Context>, optional: false): MiddlewareHandler<VootEnv>
   function middleware(requirement: Requirement, optional: true): MiddlewareHandler<OptionalVootEnv>
-  function middleware(requirement: Requirement, optional: boolean): MiddlewareHandler<VootEnv> | MiddlewareHandler<OptionalVootEnv> {
+  function middleware(
+    requirement: Requirement | RequirementOf<Context>,
+    optional: boolean,
+  ): MiddlewareHandler<VootEnv> | MiddlewareHandler<OptionalVootEnv> {
     const step = flow.guard(requirement, optional)
     // Hono's compose awaits what a middleware returns, a promise or not: a warm cache
     // goes on without an async frame of the guard's own.
     return createMiddleware<VootEnv>((c, next) => step(c, next, undefined) as Promise<Response | undefined>)
   }
-  return createGuards(flow.core, middleware)
+  return createGuards<MiddlewareHandler<VootEnv>, MiddlewareHandler<OptionalVootEnv>, Context>(flow.core, middleware)
 }
 
 /** Hono's input and output. */

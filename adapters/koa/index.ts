@@ -57,7 +57,7 @@ export interface KoaGuardOptions extends GuardOptions {
  * const staffOnly = guard.requireGroup('fc:org:example.org', 'admin')
  * ```
  */
-export type KoaGuard = Guards<Middleware>
+export type KoaGuard = Guards<Middleware, Middleware, Context>
 
 /**
  * Creates the Koa guards. Options are validated here; each guard's arguments are
@@ -71,7 +71,7 @@ export type KoaGuard = Guards<Middleware>
  */
 export function createGuard(options: KoaGuardOptions): KoaGuard {
   const flow = createGuardFlow(options, koa)
-  return createGuards(flow.core, (requirement, optional): Middleware => {
+  return createGuards<Middleware, Middleware, Context>(flow.core, (requirement, optional): Middleware => {
     const step = flow.guard(requirement, optional)
     return (ctx, next) => Promise.resolve(step(ctx, next, undefined))
   })

@@ -15,6 +15,7 @@ import {
   type GuardStep,
   type Refusal,
   type RequestHeaders,
+  type RequirementOf,
   type TokenSource,
   type VootContext,
 } from '../../src/adapter-kit.js'
@@ -93,8 +94,11 @@ export interface NestGuardCore {
   readonly core: GuardCore
   /** Whether the module created the resolver (and so closes it on shutdown). */
   readonly ownsResolver: boolean
-  /** The guard of a requirement (validated here); `optional` is `Authenticated({ optional: true })`. */
-  readonly guard: (requirement: Requirement, optional: boolean) => NestGuardStep
+  /**
+   * The guard of a requirement (validated here), or of one computed per request
+   * (`core.computedGroup`, `core.computedRequirement`); `optional` is `Authenticated({ optional: true })`.
+   */
+  readonly guard: (requirement: Requirement | RequirementOf<NestHttpRequest>, optional: boolean) => NestGuardStep
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Reflector } from '@nestjs/core'
 import { AUTHENTICATED, type AuthenticateOptions, readAuthenticateOptions, type VootContext } from '../../src/adapter-kit.js'
 import { allOf, anyOf, group, InvalidArgumentError, type Requirement } from '../../src/index.js'
 import { isRequirement } from '../../src/adapter-kit.js'
+import type { NestGuardCore, NestGuardStep, NestHttpRequest } from './core.js'
 
 /**
  * Metadata key of the requirements a class or method carries (an array: they all hold).
@@ -46,12 +47,38 @@ export type VootDecorator = ClassDecorator & MethodDecorator
 /** Reads metadata without requiring reflect-metadata's global types in the user's project. */
 const metadata = Reflect as unknown as { getMetadata(key: string, target: object): unknown }
 
-function requiring(requirement: Requirement): VootDecorator {
+/**
+ * The route's parameters, as the platform parsed them (`request.params` on Express and on
+ * Fastify): what a computed requirement of a decorator reads.
+ *
+ * @example
+ * ```ts
+ * const courseGroup = (params: RouteParams) => `fc:fs:fs:emne:example.org:${params.id}:1`
+ * ```
+ */
+export type RouteParams = Readonly<Record<string, string | undefined>>
+
+/**
+ * A requirement of a decorator computed per request from the route's parameters: a group
+ * id with its role (`RequireGroup((params) => id, role)`) or a whole requirement
+ * (`RequireVoot((params) => requirement)`). Kept as metadata; `VootGuard` makes it the
+ * guard core's computed requirement when the route is first guarded.
+ */
+export interface ComputedDecoration {
+  readonly computed: 'group' | 'requirement'
+  readonly source: (params: RouteParams, request: NestHttpRequest) => unknown
+  readonly role: string | undefined
+}
+
+/** What a voot decorator records: a requirement, or one computed per request. */
+export type Decoration = Requirement | ComputedDecoration
+
+function requiring(requirement: Decoration): VootDecorator {
   return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
     // Several decorators on one target add up (they all hold), so the array grows per call;
     // a subclass keeps its parent controller's requirements and adds its own.
     const holder = (descriptor?.value as object | undefined) ?? target
-    const previous = (metadata.getMetadata(VOOT_REQUIREMENTS, holder) as readonly Requirement[] | undefined) ?? []
+    const previous = (metadata.getMetadata(VOOT_REQUIREMENTS, holder) as readonly Decoration[] | undefined) ?? []
     SetMetadata(VOOT_REQUIREMENTS, [...previous, requirement])(target, key as string | symbol, descriptor as PropertyDescriptor)
   }
 }
@@ -75,7 +102,12 @@ function groupsOf(name: string, groupIds: readonly string[], role: string | unde
  * @Get('staff') staff() {}
  * ```
  */
-export function RequireGroup(groupId: string, role?: string): VootDecorator {
+export function RequireGroup(groupId: string | ((params: RouteParams, request: NestHttpRequest) => string), role?: string): VootDecorator {
+  if (typeof groupId === 'function') {
+    // The role is the route's: its spelling checked now, against the resolver's roles once the route is first guarded.
+    group('voot-guard:role-check', role)
+    return requiring({ computed: 'group', source: groupId, role })
+  }
   return requiring(group(groupId, role))
 }
 
@@ -111,7 +143,8 @@ export function RequireAllGroups(groupIds: readonly string[], role?: string): Vo
  * @RequireVoot(anyOf(group('fc:org:example.org', 'admin'), groupOfType('fc:fs:emne')))
  * ```
  */
-export function RequireVoot(requirement: Requirement): VootDecorator {
+export function RequireVoot(requirement: Requirement | ((params: RouteParams, request: NestHttpRequest) => Requirement)): VootDecorator {
+  if (typeof requirement === 'function') return requiring({ computed: 'requirement', source: requirement, role: undefined })
   if (!isRequirement(requirement)) {
     throw new InvalidArgumentError('RequireVoot(): not a requirement built by voot-guard (use group(), anyOf(), ...)')
   }
@@ -169,16 +202,19 @@ export const Voot: () => ParameterDecorator = createParamDecorator(
 /** The route requirement of `Authenticated({ optional: true })`. */
 export const OPTIONAL_SIGN_IN: unique symbol = Symbol('voot-guard:optional-sign-in')
 
-/** `null`: the route is public; {@link OPTIONAL_SIGN_IN}: sign-in is optional. */
-export type RouteRequirement = Requirement | null | typeof OPTIONAL_SIGN_IN
+/**
+ * `null`: the route is public; {@link OPTIONAL_SIGN_IN}: sign-in is optional; otherwise
+ * what every decorator of the route requires (all of them hold), at least one.
+ */
+export type RouteRequirement = readonly Decoration[] | null | typeof OPTIONAL_SIGN_IN
 
 /**
  * The one requirement of a route: its class's and method's requirements all hold; with
  * none, a valid token (secure by default), unless the route is `Public()` or sign-in is optional.
  */
 export function routeRequirement(reflector: Reflector, handler: Function, controller: Function): RouteRequirement {
-  const all = reflector.getAll<(readonly Requirement[] | undefined)[]>(VOOT_REQUIREMENTS, [controller, handler]).flat()
-  const requirements = all.filter((requirement): requirement is Requirement => requirement !== undefined)
+  const all = reflector.getAll<(readonly Decoration[] | undefined)[]>(VOOT_REQUIREMENTS, [controller, handler]).flat()
+  const requirements = all.filter((requirement): requirement is Decoration => requirement !== undefined)
   const isPublic = reflector.getAllAndOverride<boolean | undefined>(VOOT_PUBLIC, [handler, controller]) === true
   if (isPublic && requirements.length > 0) {
     throw new InvalidArgumentError(`${controller.name}.${handler.name}: Public() and a voot requirement contradict each other`)
@@ -192,6 +228,44 @@ export function routeRequirement(reflector: Reflector, handler: Function, contro
     }
     return OPTIONAL_SIGN_IN
   }
-  if (requirements.length === 0) return isPublic ? null : AUTHENTICATED
-  return requirements.length === 1 ? (requirements[0] as Requirement) : allOf(...requirements)
+  if (requirements.length === 0) return isPublic ? null : [AUTHENTICATED]
+  return requirements
+}
+
+/**
+ * The guard of a route (`null`: public), its decorations checked against the guard core
+ * (roles against the resolver's, groups against the services'); a mistake names the
+ * controller and the method. Computed decorations become the core's computed requirement,
+ * all of the route's decorations holding together.
+ */
+export function routeStep(nest: NestGuardCore, reflector: Reflector, handler: Function, controller: Function): NestGuardStep | null {
+  const route = routeRequirement(reflector, handler, controller)
+  if (route === null) return null
+  try {
+    if (route === OPTIONAL_SIGN_IN) return nest.guard(AUTHENTICATED, true)
+    const { core } = nest
+    if (!route.some(isComputed))
+      return nest.guard(route.length === 1 ? (route[0] as Requirement) : allOf(...(route as Requirement[])), false)
+    const parts = route.map((part): ((request: NestHttpRequest) => Requirement) => {
+      if (!isComputed(part)) {
+        core.prepare(part)
+        return () => part
+      }
+      const { source, role } = part
+      const paramsOf = (request: NestHttpRequest): RouteParams => (request.params ?? {}) as RouteParams
+      return part.computed === 'group'
+        ? core.computedGroup((request: NestHttpRequest) => source(paramsOf(request), request) as string, role)
+        : core.computedRequirement((request: NestHttpRequest) => source(paramsOf(request), request) as Requirement)
+    })
+    const only = parts.length === 1 ? parts[0] : undefined
+    return nest.guard(only ?? core.computedRequirement((request) => allOf(...parts.map((part) => part(request)))), false)
+  } catch (error) {
+    if (error instanceof InvalidArgumentError)
+      throw new InvalidArgumentError(`${controller.name}.${handler.name}: ${error.message}`, { cause: error })
+    throw error
+  }
+}
+
+function isComputed(decoration: Decoration): decoration is ComputedDecoration {
+  return 'computed' in decoration
 }

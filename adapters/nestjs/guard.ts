@@ -5,9 +5,8 @@
  */
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common'
 import { HttpAdapterHost, Reflector } from '@nestjs/core'
-import { AUTHENTICATED } from '../../src/adapter-kit.js'
 import { VOOT_GUARD_CORE, type NestGuardCore, type NestGuardStep, type NestHttpRequest } from './core.js'
-import { OPTIONAL_SIGN_IN, routeRequirement } from './decorators.js'
+import { routeStep } from './decorators.js'
 
 /**
  * Allows a request when the route's voot requirements hold (its class's and its method's
@@ -52,13 +51,7 @@ export class VootGuard implements CanActivate {
     if (handlers === undefined) this.#steps.set(controller, (handlers = new WeakMap()))
     let step = handlers.get(handler)
     if (step === undefined) {
-      const requirement = routeRequirement(this.reflector, handler, controller)
-      step =
-        requirement === null
-          ? null
-          : requirement === OPTIONAL_SIGN_IN
-            ? this.nest.guard(AUTHENTICATED, true)
-            : this.nest.guard(requirement, false)
+      step = routeStep(this.nest, this.reflector, handler, controller)
       handlers.set(handler, step)
     }
     return step

@@ -6,7 +6,7 @@
 import { ConfigurableModuleBuilder, Global, Inject, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common'
 import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core'
 import { createNestGuardCore, VOOT_GUARD_CORE, type NestGuardCore, type VootGuardModuleOptions } from './core.js'
-import { OPTIONAL_SIGN_IN, routeRequirement } from './decorators.js'
+import { routeStep } from './decorators.js'
 
 const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } = new ConfigurableModuleBuilder<VootGuardModuleOptions>({
   moduleName: 'VootGuard',
@@ -48,8 +48,8 @@ export class VootGuardModule extends ConfigurableModuleClass implements OnModule
       for (const name of this.scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name]
         if (typeof handler !== 'function') continue
-        const requirement = routeRequirement(this.reflector, handler, metatype)
-        if (requirement !== null && requirement !== OPTIONAL_SIGN_IN) this.nest.core.prepare(requirement)
+        // Built and dropped: what matters is that a mistake stops the app here, naming the route.
+        routeStep(this.nest, this.reflector, handler, metatype)
       }
     }
   }

@@ -7,7 +7,7 @@
  */
 import { LRUCache } from 'lru-cache'
 import { createCacheKeys } from '../../src/resolver/store/cache-key.js'
-import { createGuardCore, type Credentials } from '../../src/adapter-kit.js'
+import { createGuardCore, createGuardFlow, type Credentials, type FrameworkIO, type GuardCore } from '../../src/adapter-kit.js'
 import { evaluate, UNKNOWN, type DecisionView } from '../../src/decision/evaluate.js'
 import { indexGroups, type GroupsIndex } from '../../src/decision/groups-index.js'
 import { createMembershipResolver, DEFAULT_ROLES, extractBearerToken, group, type Requirement } from '../../src/index.js'
@@ -29,6 +29,68 @@ export interface HotPathResult {
   readonly subscribers: SubscriberFigures | undefined
   /** `total` with and without a shared tier, each in alternating processes of its own; `undefined` without a `redis-server`. */
   readonly sharedTier: SharedTierFigures | undefined
+  /**
+   * The adapters' per-request step (`createGuardFlow`) with a static requirement and with
+   * the same requirement computed from the request (`requireGroup((req) => id, 'admin')`);
+   * `undefined` in a tree from before computed requirements.
+   */
+  readonly computed: ComputedFigures | undefined
+}
+
+/** A computed requirement's warm step against the static one's. */
+export interface ComputedFigures {
+  readonly static: HotPathFigure
+  readonly computed: HotPathFigure
+  /** `computed.ns / static.ns`. */
+  readonly ratio: number
+}
+
+/** The flow's step, static and computed, in rounds that alternate (the machine's noise falls on both). */
+// eslint-disable-next-line max-params -- the warm core and what figure 1 measures it with
+export function measureComputed(
+  core: unknown,
+  header: string,
+  requirement: Requirement,
+  operations: number,
+  batches: number,
+): ComputedFigures | undefined {
+  const computedGroup = (core as { computedGroup?: (id: (input: { id: string }) => string, role?: string) => unknown }).computedGroup
+  if (computedGroup === undefined) return undefined
+  const io: FrameworkIO<{ id: string }, undefined, undefined, number> = {
+    authorization: () => header,
+    allow: (context) => (context === undefined ? 0 : 1),
+    respond: () => 0,
+    fail: () => 0,
+  }
+  const flow = createGuardFlow({ resolver: (core as { resolver: GuardCore['resolver'] }).resolver, realm: 'bench' }, io)
+  const staticStep = flow.guard(requirement, false)
+  const computedStep = flow.guard(
+    flow.core.computedGroup((input: { id: string }) => input.id, 'admin'),
+    false,
+  )
+  const input = { id: ORG_ID }
+  if (staticStep(input, undefined, undefined) !== 1 || computedStep(input, undefined, undefined) !== 1) {
+    throw new Error('hot path: the flow did not allow warm')
+  }
+  const rounds = 3
+  const staticFigures: HotPathFigure[] = []
+  const computedFigures: HotPathFigure[] = []
+  for (let round = 0; round < rounds; round++) {
+    staticFigures.push(
+      bench('adapter step (createGuardFlow), static requirement', operations, batches, (n) => {
+        for (let i = 0; i < n; i++) sink += staticStep(input, undefined, undefined) as number
+      }),
+    )
+    computedFigures.push(
+      bench("adapter step (createGuardFlow), computed requirement (requireGroup((req) => id, 'admin'))", operations, batches, (n) => {
+        for (let i = 0; i < n; i++) sink += computedStep(input, undefined, undefined) as number
+      }),
+    )
+  }
+  const middle = (figures: HotPathFigure[]) => [...figures].sort((a, b) => a.ns - b.ns)[Math.floor(figures.length / 2)] as HotPathFigure
+  const staticFigure = middle(staticFigures)
+  const computedFigure = middle(computedFigures)
+  return { static: staticFigure, computed: computedFigure, ratio: computedFigure.ns / staticFigure.ns }
 }
 
 function bench(name: string, operations: number, batches: number, run: (n: number) => void): HotPathFigure {
@@ -129,10 +191,12 @@ export async function measureHotPath(options: { operations: number; batches: num
             for (let i = 0; i < n; i++) sink += sync.call(core, credentials, requirement) === undefined ? 0 : 1
           }),
         )
+  const computed = measureComputed(core, header, requirement, operations, batches)
+  if (computed !== undefined) parts.push(computed.static, computed.computed)
   if (resolver.stats().upstreamCalls !== 1) throw new Error('hot path: the warm path called the group service')
   await resolver.close()
   const sharedTier = await measureWithSharedTier({ operations, batches })
   if (sharedTier !== undefined) parts.push(sharedTier.bare, sharedTier.tier)
   if (sink === 42) console.log('')
-  return { parts, total, subscribers, sharedTier }
+  return { parts, total, subscribers, sharedTier, computed }
 }

@@ -5,12 +5,13 @@
  *
  * @module
  */
+import { ruleParamProblems } from './rule-params.js'
 import { isIP } from 'node:net'
 import { nearestKey } from '../../src/internal.js'
 import { ProblemList, type GateConfigPath } from './problem.js'
 import { readOAuthSection, readServiceSection, readServicesSection, serviceKeysHome } from './service.js'
 import { belongsUnder, durationAt, HOST_NAME, isObject, keysOf, objectAt, pathGlobProblem, stringAt, stringListAt } from './values.js'
-import type { DecisionLogSettings, GateRule, GateSettings } from './types.js'
+import type { DecisionLogSettings, GateRequirement, GateRule, GateSettings } from './types.js'
 import { isLoopbackHost } from '../../src/internal.js'
 import { readPolicySettings } from './policy-config.js'
 import { ruleCovers } from './rule-coverage.js'
@@ -26,7 +27,7 @@ const COOKIE_KEYS = ['name', 'secrets', 'maxAge']
 const REDIS_KEYS = ['url', 'secret', 'prefix']
 const HEADER_KEYS = ['user', 'rule', 'service', 'token']
 const LOG_KEYS = ['decisions', 'allowed', 'user']
-const RULE_KEYS = ['id', 'host', 'path', 'methods', 'allow', 'require']
+const RULE_KEYS = ['id', 'host', 'path', 'params', 'methods', 'allow', 'require']
 const REQUIRE_KEYS = ['group', 'anyOf', 'allOf', 'groupOfType', 'role', 'service']
 const REQUIRE_KINDS = ['group', 'anyOf', 'allOf', 'groupOfType']
 const ALLOW_VALUES = ['anyone', 'signed-in']
@@ -116,6 +117,14 @@ function readRule(
       nearestKey(method.toUpperCase(), methodsKnown),
     )
   })
+  // Parameters (`{course}`) are read on their own (gate/policy/rule-params.ts).
+  const params = rule['params'] as GateRule['params']
+  const shape = { ...(pathGlob === undefined ? {} : { path: pathGlob }), ...(params === undefined ? {} : { params }) }
+  ruleParamProblems(
+    { ...shape, ...(rule['require'] === undefined ? {} : { require: rule['require'] as GateRequirement }) },
+    index,
+    problems,
+  )
   // What the rule matches was read without a problem: enough to say whether it leaves a later rule any request.
   const sound = problems.items.length === matching && !problems.covers(path)
   const allow = rule['allow']
@@ -133,6 +142,7 @@ function readRule(
       ...(id === undefined ? {} : { id }),
       ...(host === undefined ? {} : { host: host.toLowerCase() }),
       ...(pathGlob === undefined ? {} : { path: pathGlob }),
+      ...(params === undefined ? {} : { params }),
       ...(methods === undefined ? {} : { methods: [...new Set(methods.map((m) => m.toUpperCase()))] }),
       ...(allow === undefined ? {} : { allow: allow as 'anyone' | 'signed-in' }),
       ...(require === undefined ? {} : { require: require as GateRule['require'] & object }),

@@ -12,6 +12,7 @@
  * @module
  */
 import type { GateRule } from './types.js'
+import { PARAM_ALPHABET, segmentParam } from './rule-params.js'
 
 /** Whether host pattern `outer` (a rule's `host`; `undefined`: any) names every host `inner` names. */
 function hostCovers(outer: string | undefined, inner: string | undefined): boolean {
@@ -60,8 +61,26 @@ function sequenceCovers<T>(outer: ArrayLike<T>, inner: ArrayLike<T>, wildcard: T
   return covers(0, 0)
 }
 
-/** Whether segment pattern `outer` (with `*`: any characters) matches every segment `inner` matches. */
-function segmentCovers(outer: string, inner: string): boolean {
+/** A rule's parameter narrowings, by name (`params`), for the segments that bind them. */
+type Narrowings = Readonly<Record<string, string>> | undefined
+
+/**
+ * Whether segment pattern `outer` (with `*`: any characters; `{name}`: a parameter, see
+ * rule-params.ts) matches every segment `inner` matches. A parameter covers the same
+ * parameter narrowed alike, and a literal its alphabet and narrowing take; it is covered by
+ * `*`; anything else is not settled here, and counts as not covered (a shadow missed,
+ * never a rule refused wrongly).
+ */
+function segmentCovers(outer: string, inner: string, outerParams: Narrowings, innerParams: Narrowings): boolean {
+  const outerParam = segmentParam(outer)
+  const innerParam = segmentParam(inner)
+  if (outerParam !== undefined) {
+    const narrowing = outerParams?.[outerParam]
+    if (innerParam !== undefined) return narrowing === undefined || narrowing === innerParams?.[innerParam]
+    if (/[*{}]/.test(inner) || !PARAM_ALPHABET.test(inner)) return false
+    return narrowing === undefined || new RegExp(`^(?:${narrowing})$`, 'u').test(inner)
+  }
+  if (innerParam !== undefined) return outer === '*'
   return outer === inner || outer === '*' || sequenceCovers(outer, inner, '*', (a, b) => a === b)
 }
 
@@ -70,8 +89,13 @@ function segments(glob: string | undefined): readonly string[] {
 }
 
 /** Whether path glob `outer` (`undefined`: every path) matches every path `inner` matches. */
-export function pathCovers(outer: string | undefined, inner: string | undefined): boolean {
-  return sequenceCovers(segments(outer), segments(inner), '**', segmentCovers)
+export function pathCovers(
+  outer: string | undefined,
+  inner: string | undefined,
+  outerParams?: Narrowings,
+  innerParams?: Narrowings,
+): boolean {
+  return sequenceCovers(segments(outer), segments(inner), '**', (a, b) => segmentCovers(a, b, outerParams, innerParams))
 }
 
 /**
@@ -85,5 +109,9 @@ export function pathCovers(outer: string | undefined, inner: string | undefined)
  * ```
  */
 export function ruleCovers(outer: GateRule, inner: GateRule): boolean {
-  return hostCovers(outer.host, inner.host) && methodsCover(outer.methods, inner.methods) && pathCovers(outer.path, inner.path)
+  return (
+    hostCovers(outer.host, inner.host) &&
+    methodsCover(outer.methods, inner.methods) &&
+    pathCovers(outer.path, inner.path, outer.params, inner.params)
+  )
 }

@@ -69,8 +69,14 @@ export interface GateRule {
   readonly id?: string
   /** `wiki.example.org` or `*.example.org` (one or more labels). Default: any host. */
   readonly host?: string
-  /** A glob: `*` is one path segment, `**` any number (so `/admin/**` matches `/admin` too). Default: every path. */
+  /**
+   * A glob: `*` is one path segment, `**` any number (so `/admin/**` matches `/admin` too);
+   * `{name}` is one segment bound to a parameter (letters, digits, `_`, `-`, `.`) that
+   * `require`'s group ids may name (`fc:fs:fs:emne:example.org:{course}:1`). Default: every path.
+   */
   readonly path?: string
+  /** Narrows a parameter of `path` with a regular expression, anchored: `{ course: "[A-Z]{3}[0-9]{4}" }`. */
+  readonly params?: Readonly<Record<string, string>>
   /** Methods, such as `[GET, HEAD]` (any case): those of RFC 9110 and of `extensionMethods`. Default: all. */
   readonly methods?: readonly string[]
   /** `anyone` (no credentials needed) or `signed-in` (a valid personal token). */
@@ -183,8 +189,15 @@ export interface CompiledRule {
   /** The path glob as written, for people (whoami); `undefined`: every path. */
   readonly glob: string | undefined
   readonly methods: ReadonlySet<string> | undefined
-  /** `anyone`, or the requirement (`authenticated()` for `signed-in`). */
+  /**
+   * `anyone`, or the requirement (`authenticated()` for `signed-in`); for a rule with
+   * parameters, its requirement as written (`{course}` in its ids), for people.
+   */
   readonly decision: 'anyone' | Requirement
+  /** A rule with parameters: the path's values, or `undefined` when a value is out of bounds (the rule does not match). */
+  readonly bind?: ((path: string) => Readonly<Record<string, string>> | undefined) | undefined
+  /** A rule with parameters: the requirement for a path it matches, its ids filled in (throws `InvalidGroupIdError` for one too long). */
+  readonly requirementAt?: ((path: string) => Requirement) | undefined
 }
 
 /**

@@ -325,7 +325,15 @@ export function createCheckHandler(deps: CheckDependencies): CheckHandler {
 
   // Each rule's step, made once (the flow validates its requirement again, from memory).
   const steps = new Map<CompiledRule, GuardStep<CheckInput, CheckAnswers, undefined, CheckResult>>()
-  for (const rule of rules) if (rule.decision !== 'anyone') steps.set(rule, flow.guard(rule.decision, false))
+  for (const rule of rules) {
+    if (rule.decision === 'anyone') continue
+    const { requirementAt } = rule
+    // A rule with parameters: the requirement of this path, worked out per request (an id
+    // made too long by the path is the contract's 403, without a call).
+    const requirement =
+      requirementAt === undefined ? rule.decision : flow.core.computedRequirement((input: CheckInput) => requirementAt(input.path))
+    steps.set(rule, flow.guard(requirement, false))
+  }
 
   return function check(protocol, req, url) {
     const started = observe === undefined ? 0 : performance.now()

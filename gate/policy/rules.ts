@@ -10,6 +10,7 @@ import { type GuardCore } from '../../src/adapter-kit.js'
 import { nearestKey, nearestPrefixService, servicesByPrefix } from '../../src/internal.js'
 import type { ProblemList } from '../config/problem.js'
 import type { CompiledRule, GateRule } from '../config/types.js'
+import { createParamBinder, fillTemplate, hasParams, pathParams, segmentParam } from '../config/rule-params.js'
 
 /** A regular expression for a path glob: `*` one segment, `**` any number of them. */
 export function globToRegExp(glob: string): RegExp {
@@ -17,7 +18,10 @@ export function globToRegExp(glob: string): RegExp {
   const segments = glob.split('/').slice(1)
   let source = ''
   for (const segment of segments) {
+    const param = segmentParam(segment)
     if (segment === '**') source += '(?:/[^/]*)*'
+    // A parameter: one segment, named for the binder, which checks its alphabet and bounds.
+    else if (param !== undefined) source += `/(?<${param}>[^/]+)`
     else
       source +=
         '/' +
@@ -100,6 +104,25 @@ function requirementOf(rule: GateRule): Requirement | undefined {
 }
 
 /** Every role a rule may name: the resolver's, or with several services, any service's. */
+/**
+ * The requirement of a rule with parameters for one path: its ids with the path's values
+ * filled in (built per request; the guard core finds an equal one again, so its verdicts
+ * stay warm). A path the rule does not bind has no requirement (the check matched it first).
+ */
+function requirementAtOf(rule: GateRule, bind: NonNullable<CompiledRule['bind']>): (path: string) => Requirement {
+  const want = rule.require as Record<string, unknown>
+  return (path) => {
+    const values = bind(path) ?? {}
+    const filled: Record<string, unknown> = { ...want }
+    for (const key of ['group', 'groupOfType'] as const) if (typeof want[key] === 'string') filled[key] = fillTemplate(want[key], values)
+    for (const key of ['anyOf', 'allOf'] as const) {
+      const ids = want[key]
+      if (Array.isArray(ids)) filled[key] = (ids as unknown[]).map((id) => (typeof id === 'string' ? fillTemplate(id, values) : id))
+    }
+    return requirementOf({ ...rule, require: filled as GateRule['require'] & object }) as Requirement
+  }
+}
+
 export function rolesOf(core: GuardCore): readonly string[] {
   const { services } = core
   if (services === undefined) return core.resolver.roles
@@ -261,14 +284,18 @@ export function compileRules(
         return
       }
     }
+    const path = rule.path === undefined ? undefined : globToRegExp(rule.path)
+    const bind = path !== undefined && pathParams(rule.path).length > 0 ? createParamBinder(path, rule.params) : undefined
     compiled.push({
       id: rule.id ?? String(index),
       host: rule.host,
       hostSuffix: rule.host?.startsWith('*.') === true ? rule.host.slice(1) : undefined,
-      path: rule.path === undefined ? undefined : globToRegExp(rule.path),
+      path,
       glob: rule.path,
       methods: rule.methods === undefined ? undefined : new Set(rule.methods),
       decision,
+      bind,
+      requirementAt: bind === undefined || !hasParams(rule) ? undefined : requirementAtOf(rule, bind),
     })
   })
   return compiled
@@ -293,6 +320,8 @@ export function matchRule(rules: readonly CompiledRule[], method: string, host: 
     if (rule.host !== undefined && !hostMatches(rule, host)) continue
     if (rule.methods !== undefined && !rule.methods.has(method)) continue
     if (rule.path !== undefined && !rule.path.test(path)) continue
+    // A parameter out of its alphabet or its rule's narrowing: the rule does not match.
+    if (rule.bind !== undefined && rule.bind(path) === undefined) continue
     return rule
   }
   return undefined

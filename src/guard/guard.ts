@@ -26,6 +26,7 @@ import { checkAtOf } from '../resolver/check-at.js'
 import { NO_OPTIONS, readFoundToken, type Credentials } from './credentials.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
+import { createRequirementInterner, MAX_COMPUTED_REQUIREMENTS, refused, type RequirementOf } from './computed-requirement.js'
 
 export type { VootContext } from './voot-context.js'
 
@@ -105,6 +106,19 @@ export interface GuardCore {
   groupRequirement(groupId: string, role?: string): Requirement
   /** The requirement of `requireAnyGroup(ids, role?)` / `requireAllGroups(ids, role?)`. */
   groupsRequirement(mode: 'any' | 'all', groupIds: readonly string[], role?: string): Requirement
+  /**
+   * The per-request requirement of `requireGroup((request) => id, role?)`; the role is
+   * checked here, once. Per request, an id `assertGroupId` refuses throws the contract's
+   * 403 (`forbidden`, reason `not_member`) without a call; an equal requirement met before
+   * (static or computed) is the same object, so its remembered verdicts serve it warm.
+   */
+  computedGroup<I>(groupId: (input: I) => string, role?: string): RequirementOf<I>
+  /**
+   * The per-request requirement of `require((request) => requirement)`: what the function
+   * returns, found again by what it requires. A group id the function's `group()` refused
+   * throws the contract's 403; any other error it throws is a bug (a 500).
+   */
+  computedRequirement<I>(source: RequirementOf<I>): RequirementOf<I>
   /**
    * Reads the token (from an `Authorization` header value, or a token a `getToken` option
    * found) and decides: the {@link VootContext} itself when fresh cached answers allow the
@@ -201,6 +215,49 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     return requirement
   }
 
+  // Requirements computed per request, found again by what they require.
+  const interner = createRequirementInterner(prepare, named)
+
+  function declare(requirement: Requirement): Requirement {
+    prepare(requirement)
+    interner.declare(requirement)
+    return requirement
+  }
+
+  function computedGroup<I>(groupId: (input: I) => string, role?: string): RequirementOf<I> {
+    // The role is the route's, not the request's: checked now, as a static one would be.
+    const probe = group('voot-guard:role-check', role)
+    if (services === undefined) resolver.assertRequirement(probe)
+    // This guard's ids, looked up by the id itself (no key built on the warm path); the
+    // core's table makes each one the object an equal requirement already is.
+    const byId = new Map<string, Requirement>()
+    return (input) => {
+      const id = groupId(input)
+      const known = byId.get(id)
+      if (known !== undefined) return known
+      let requirement: Requirement
+      try {
+        requirement = interner.group(id, role)
+      } catch (error) {
+        throw renderer.toHttpError(error) ?? error
+      }
+      if (byId.size >= MAX_COMPUTED_REQUIREMENTS) byId.delete(byId.keys().next().value as string)
+      byId.set(id, requirement)
+      return requirement
+    }
+  }
+
+  function computedRequirement<I>(source: RequirementOf<I>): RequirementOf<I> {
+    return (input) => {
+      try {
+        return interner.requirement(source(input))
+      } catch (error) {
+        const answered = refused(error, named)
+        throw renderer.toHttpError(answered) ?? answered
+      }
+    }
+  }
+
   function fail(error: unknown): never {
     throw renderer.toHttpError(error) ?? error
   }
@@ -278,16 +335,18 @@ export function createGuardCore(options: GuardOptions): GuardCore {
     services,
     realm,
     delegateErrors: errorHandling === 'delegate',
-    prepare,
-    groupRequirement: (groupId, role) => prepare(group(groupId, role)),
+    prepare: declare,
+    groupRequirement: (groupId, role) => declare(group(groupId, role)),
     groupsRequirement(mode, groupIds, role) {
       if (!Array.isArray(groupIds) || groupIds.length === 0) {
         throw new InvalidArgumentError('requireAnyGroup()/requireAllGroups(): groupIds must be a non-empty array of group ids')
       }
       // Each id is checked by group(), whatever its type.
       const parts = (groupIds as readonly string[]).map((id) => group(id, role))
-      return prepare(mode === 'any' ? anyOf(...parts) : allOf(...parts))
+      return declare(mode === 'any' ? anyOf(...parts) : allOf(...parts))
     },
+    computedGroup,
+    computedRequirement,
     authorizeNow,
     answer: (error, accept) => renderer.answer(error, accept),
   }
@@ -313,25 +372,36 @@ export const AUTHENTICATED: Requirement = authenticated()
  * The guard factories every adapter offers, for a framework whose middleware type is `M`;
  * `O` types the middleware of `authenticate({ optional: true })` where the framework types
  * what a middleware gives the handler (Hono's `c.var.voot`, `protect`'s `voot` may then be
- * `undefined`), `M` elsewhere.
+ * `undefined`), `M` elsewhere. `I` is the framework's request (Express `req`, Koa `ctx`,
+ * Fastify `request`, Hono `c`, fetch `Request`) that a requirement may be computed from.
  *
  * @example
  * ```ts
- * const guard: Guards<RequestHandler> = createGuard({ baseUrl })
+ * const guard: Guards<RequestHandler, RequestHandler, Request> = createGuard({ baseUrl })
  * app.get('/staff', guard.requireGroup('fc:org:example.org', 'admin'), handler)
+ * app.get('/courses/:id', guard.requireGroup((req) => `fc:fs:fs:emne:example.org:${req.params.id}:1`, 'admin'), handler)
  * ```
  */
-export interface Guards<M, O = M> {
+export interface Guards<M, O = M, I = never> {
   /** The resolver behind the guards (for `invalidate`, `stats`, direct checks). */
   readonly resolver: MembershipResolver
-  /** Active membership of `groupId` with at least `role` (default any role). */
-  requireGroup(groupId: string, role?: string): M
+  /**
+   * Active membership of `groupId` with at least `role` (default any role). `groupId` may
+   * be a function of the request, called once per request: an id it returns that
+   * `assertGroupId` refuses (empty, too long, control characters, not a string) is a 403
+   * `forbidden` without a call.
+   */
+  requireGroup(groupId: string | ((input: I) => string), role?: string): M
   /** Active membership of at least one of `groupIds` with at least `role`. */
   requireAnyGroup(groupIds: readonly string[], role?: string): M
   /** Active membership of every one of `groupIds` with at least `role`. */
   requireAllGroups(groupIds: readonly string[], role?: string): M
-  /** Any requirement built with `group`, `anyOf`, `allOf`, `groupOfType`, `where`. */
-  require(requirement: Requirement): M
+  /**
+   * Any requirement built with `group`, `anyOf`, `allOf`, `groupOfType`, `where`; or a
+   * function of the request that builds one, called once per request (a group id its
+   * `group()` refuses is a 403 `forbidden` without a call; any other error it throws is a 500).
+   */
+  require(requirement: Requirement | RequirementOf<I>): M
   /**
    * A valid personal token with the groups scope, nothing more. With `{ optional: true }`,
    * a request that presents no credentials goes on without a context (see
@@ -352,8 +422,9 @@ export interface Guards<M, O = M> {
 
 /**
  * Builds the {@link Guards} of an adapter from its one framework-specific piece: a function
- * that turns a validated requirement into a middleware. Requirements are validated here,
- * when the route is declared. `optional` is true for `authenticate({ optional: true })`:
+ * that turns a validated requirement (or a requirement computed per request from the
+ * framework's request `I`) into a middleware. Requirements are validated here, when the
+ * route is declared. `optional` is true for `authenticate({ optional: true })`:
  * the middleware then lets a request through without a context when `isAnonymous` says it
  * presents no credentials (an adapter that ignores it answers such a route as
  * `authenticate()`, which fails closed).
@@ -363,19 +434,24 @@ export interface Guards<M, O = M> {
  * const guards = createGuards(core, (requirement, optional) => (req, res, next) => { ... })
  * ```
  */
-export function createGuards<M, O = M>(
+export function createGuards<M, O = M, I = never>(
   core: GuardCore,
-  middleware: { (requirement: Requirement, optional: false): M; (requirement: Requirement, optional: true): O },
-): Guards<M, O> {
+  middleware: {
+    (requirement: Requirement | RequirementOf<I>, optional: false): M
+    (requirement: Requirement, optional: true): O
+  },
+): Guards<M, O, I> {
   function authenticate(options?: AuthenticateOptions): M | O {
     return readAuthenticateOptions(options, 'authenticate()') ? middleware(AUTHENTICATED, true) : middleware(AUTHENTICATED, false)
   }
   return {
     resolver: core.resolver,
-    requireGroup: (groupId, role) => middleware(core.groupRequirement(groupId, role), false),
+    requireGroup: (groupId, role) =>
+      middleware(typeof groupId === 'function' ? core.computedGroup(groupId, role) : core.groupRequirement(groupId, role), false),
     requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role), false),
     requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role), false),
-    require: (requirement) => middleware(core.prepare(requirement), false),
+    require: (requirement) =>
+      middleware(typeof requirement === 'function' ? core.computedRequirement(requirement) : core.prepare(requirement), false),
     // The overloads narrow what the flag decides at run time.
     authenticate: authenticate as Guards<M, O>['authenticate'],
     health: () => core.resolver.health(),

@@ -14,6 +14,7 @@ import { createGuardCore, type GuardCore, type GuardOptions } from './guard.js'
 import type { HttpErrorAnswer } from './http-error.js'
 import { isAnonymous } from './optional-sign-in.js'
 import type { VootContext } from './voot-context.js'
+import type { RequirementOf } from './computed-requirement.js'
 
 /**
  * A refused request: the HTTP-shaped error (with `status`, `headers`, `expose`) and the
@@ -88,10 +89,13 @@ export type GuardStep<I, A, B, T> = (input: I, a: A, b: B) => T | Promise<T>
 export interface GuardFlow<I, A, B, T> {
   readonly core: GuardCore
   /**
-   * The guard of a requirement (validated here, once). `optional` is `authenticate({
-   * optional: true })`'s flag: a request that presents no credentials goes on without a context.
+   * The guard of a requirement (validated here, once), or of one computed per request
+   * (`core.computedGroup`, `core.computedRequirement`: called first, before the
+   * credentials are read; a refusal it throws is answered, any other error is `fail`'s).
+   * `optional` is `authenticate({ optional: true })`'s flag: a request that presents no
+   * credentials goes on without a context.
    */
-  readonly guard: (requirement: Requirement, optional: boolean) => GuardStep<I, A, B, T>
+  readonly guard: (requirement: Requirement | RequirementOf<I>, optional: boolean) => GuardStep<I, A, B, T>
 }
 
 /**
@@ -124,8 +128,9 @@ export function createGuardFlow<I, A, B, T>(
     return core.delegateErrors ? delegate(refusal, input, a, b) : respond(refusal, input, a, b)
   }
 
-  function guard(requirement: Requirement, optional: boolean): GuardStep<I, A, B, T> {
-    core.prepare(requirement)
+  function guard(declared: Requirement | RequirementOf<I>, optional: boolean): GuardStep<I, A, B, T> {
+    if (typeof declared === 'function') return computedGuard(declared)
+    const requirement = core.prepare(declared)
 
     function decide(credentials: Credentials, input: I, a: A, b: B): T | Promise<T> {
       if (optional && isAnonymous(credentials)) return allow(undefined, input, a, b)
@@ -148,6 +153,38 @@ export function createGuardFlow<I, A, B, T>(
       if (!(credentials instanceof Promise)) return decide(credentials, input, a, b)
       return credentials.then(
         (found) => decide(found, input, a, b),
+        (error: unknown) => refuse(error, input, a, b),
+      )
+    }
+  }
+
+  /**
+   * The guard of a requirement computed per request: the same steps, with the request's
+   * requirement worked out first (a refusal then costs no token read and no call).
+   */
+  function computedGuard(computed: RequirementOf<I>): GuardStep<I, A, B, T> {
+    // eslint-disable-next-line max-params -- the request's requirement, and the framework's arguments
+    function decide(credentials: Credentials, requirement: Requirement, input: I, a: A, b: B): T | Promise<T> {
+      const result = core.authorizeNow(credentials, requirement)
+      if (!(result instanceof Promise)) return allow(result, input, a, b)
+      return result.then(
+        (context) => allow(context, input, a, b),
+        (error: unknown) => refuse(error, input, a, b),
+      )
+    }
+
+    return (input, a, b) => {
+      let requirement: Requirement
+      let credentials: Credentials | Promise<Credentials>
+      try {
+        requirement = computed(input)
+        credentials = credentialsOf(input)
+      } catch (error) {
+        return refuse(error, input, a, b)
+      }
+      if (!(credentials instanceof Promise)) return decide(credentials, requirement, input, a, b)
+      return credentials.then(
+        (found) => decide(found, requirement, input, a, b),
         (error: unknown) => refuse(error, input, a, b),
       )
     }

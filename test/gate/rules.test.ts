@@ -8,6 +8,7 @@ import { createGuardCore } from '../../src/adapter-kit.js'
 import { ProblemList } from '../../gate/config/problem.js'
 import { normaliseHost, normalisePath } from '../../gate/http/path-normalise.js'
 import { compileRules, globToRegExp, matchRule } from '../../gate/policy/rules.js'
+import { readGateSettings } from '../../gate/config/read.js'
 import { createTrustCheck } from '../../gate/http/trusted-proxies.js'
 import { UNICODE_AND_TRAILING_PATHS } from './support/attack-paths.js'
 
@@ -141,5 +142,94 @@ describe('trustedProxies', () => {
     expect(trusted('::1')).toBe(false)
     expect(trusted('192.168.1.1')).toBe(false)
     expect(trusted(undefined)).toBe(false)
+  })
+})
+
+describe('rules with parameters (issue 52)', () => {
+  const core = createGuardCore({ baseUrl: 'https://groups-api.example.org/groups' })
+  const COURSE = 'fc:fs:fs:emne:example.org:{course}:1'
+  const problems = new ProblemList()
+  const rules = compileRules(
+    [
+      { id: 'narrow', path: '/exams/{course}/**', params: { course: '[A-Z]{3}[0-9]{4}' }, require: { group: COURSE, role: 'admin' } },
+      { id: 'courses', path: '/courses/{course}/**', require: { group: COURSE, role: 'admin' } },
+      { id: 'either', path: '/both/{a}/{b}', require: { anyOf: ['fc:fs:fs:emne:example.org:{a}:1', 'fc:fs:fs:emne:example.org:{b}:1'] } },
+      { id: 'rest', allow: 'signed-in' },
+    ],
+    core,
+    problems,
+  )
+
+  it('binds one segment of the safe alphabet and requires the group of this URL', () => {
+    expect(problems.items).toEqual([])
+    const rule = matchRule(rules, 'GET', 'lms.example.org', '/courses/INF1000/notes')
+    expect(rule?.id).toBe('courses')
+    expect(rule?.requirementAt?.('/courses/INF1000/notes')).toMatchObject({
+      kind: 'group',
+      groupId: 'fc:fs:fs:emne:example.org:INF1000:1',
+      role: 'admin',
+    })
+    expect(matchRule(rules, 'GET', 'lms.example.org', '/courses/INF1000')?.id).toBe('courses')
+    const both = matchRule(rules, 'GET', 'x', '/both/A-1/b_2.x')
+    expect(both?.requirementAt?.('/both/A-1/b_2.x')).toMatchObject({
+      kind: 'anyOf',
+      requirements: [{ groupId: 'fc:fs:fs:emne:example.org:A-1:1' }, { groupId: 'fc:fs:fs:emne:example.org:b_2.x:1' }],
+    })
+  })
+
+  it.each([
+    ['a colon (the shape of the id)', '/courses/x:fc:org:evil/notes'],
+    ['an encoded slash', '/courses/a%2Fb/notes'],
+    ['a space', '/courses/a b/notes'],
+    ['non-ASCII', '/courses/æ/notes'],
+    ['an over-long value', `/courses/${'A'.repeat(200)}/notes`],
+    ['an empty segment', '/courses//notes'],
+  ])('does not match a value outside the alphabet: %s', (_label, path) => {
+    expect(matchRule(rules, 'GET', 'x', path)?.id).toBe('rest')
+  })
+
+  it("narrows a parameter with the rule's anchored expression", () => {
+    expect(matchRule(rules, 'GET', 'x', '/exams/INF1000/a')?.id).toBe('narrow')
+    expect(matchRule(rules, 'GET', 'x', '/exams/INF10000/a')?.id).toBe('rest')
+    expect(matchRule(rules, 'GET', 'x', '/exams/xINF1000/a')?.id).toBe('rest')
+  })
+
+  it.each([
+    [{ path: '/courses/{course}', require: { group: 'fc:x:{cours}' } }, 'rules[0].require.group', /\{cours\}.*binds \{course\}/],
+    [{ path: '/courses/*', require: { group: 'fc:x:{course}' } }, 'rules[0].require.group', /its path binds none/],
+    [{ path: '/c/{course}', params: { id: '[0-9]+' }, require: { group: 'fc:x:{course}' } }, 'rules[0].params.id', /does not bind/],
+    [
+      { path: '/c/{course}', params: { course: '(a+)+' }, require: { group: 'fc:x:{course}' } },
+      'rules[0].params.course',
+      /nests quantifiers/,
+    ],
+    [{ path: '/c/{course}', params: { course: '(a)\\1' }, require: { group: 'fc:x:{course}' } }, 'rules[0].params.course', /backreference/],
+    [
+      { path: '/c/{course}', params: { course: '[' }, require: { group: 'fc:x:{course}' } },
+      'rules[0].params.course',
+      /not a regular expression/,
+    ],
+    [{ path: '/c/x{course}', require: { group: 'fc:x' } }, 'rules[0].path', /whole segment/],
+    [{ path: '/c/{a}/{a}', require: { group: 'fc:x:{a}' } }, 'rules[0].path', /twice/],
+  ])('refuses a parameter mistake when the config is read (%#)', (rule, key, message) => {
+    const found = new ProblemList()
+    readGateSettings({ service: { baseUrl: 'https://groups-api.example.org/groups' }, rules: [rule, { allow: 'anyone' }] }, found)
+    const problem = found.items.find((each) => each.key === key)
+    expect(problem?.message).toMatch(message)
+  })
+
+  it('keeps finding shadowed rules', () => {
+    const shadowed = (first: object, second: object) => {
+      const found = new ProblemList()
+      readGateSettings({ service: { baseUrl: 'https://groups-api.example.org/groups' }, rules: [first, second] }, found)
+      return found.items.some((each) => /no request can reach|reach/.test(each.message))
+    }
+    const course = { path: '/courses/{course}/**', require: { group: COURSE } }
+    expect(shadowed({ path: '/courses/*/**', allow: 'signed-in' }, course)).toBe(true)
+    expect(shadowed(course, { path: '/courses/{c}/**', require: { group: 'fc:x:{c}' } })).toBe(true)
+    expect(shadowed(course, { path: '/courses/INF1000/**', allow: 'anyone' })).toBe(true)
+    expect(shadowed({ ...course, params: { course: '[A-Z]+' } }, { path: '/courses/inf1000/**', allow: 'anyone' })).toBe(false)
+    expect(shadowed(course, { path: '/courses/*/**', allow: 'anyone' })).toBe(false)
+    expect(shadowed({ ...course, params: { course: '[A-Z]+' } }, { path: '/courses/{c}/**', require: { group: 'fc:x:{c}' } })).toBe(false)
   })
 })
