@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto'
 import type { EmulatorClient, EmulatorData } from '../data/data.js'
 import type { SigningKeys } from './oauth-keys.js'
-import type { ProviderSession } from './oauth-sessions.js'
 import type { TokenStore } from '../token-store.js'
 
 /** An authorization request waiting for the person's decision on the consent page. */
@@ -103,4 +102,11 @@ export function grantScopes(client: EmulatorClient, requested: string | undefine
   if (requested === undefined || requested.trim() === '') return allowed.filter((s) => s !== 'openid')
   const wanted = [...new Set(requested.split(' ').filter((s) => s !== ''))]
   return wanted.filter((s) => allowed.includes(s))
+}
+
+/** One provider session: a user signed in to a client. */
+export interface ProviderSession {
+  readonly userId: string
+  readonly clientId: string
+  readonly expiresAt: number
 }

@@ -16,7 +16,7 @@ import { request as requestTls } from 'node:https'
 import { decodeJwt } from 'jose'
 import { jsonAnswer, type Answer } from '../answer.js'
 import type { EmulatorClient } from '../data/data.js'
-import { redirectUriMatches } from './oauth-authorize.js'
+import { redirectUriMatches } from './oauth-redirect-uri.js'
 import { findClient, remember, type OAuthContext } from './oauth-context.js'
 
 /** The path of the end-session endpoint. */
@@ -28,13 +28,6 @@ const LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout'
 const SESSION_LIFETIME = 24 * 3_600_000
 /** How long a client has to answer a Logout Token. */
 const DELIVERY_TIMEOUT = 5_000
-
-/** One provider session: a user signed in to a client. */
-export interface ProviderSession {
-  readonly userId: string
-  readonly clientId: string
-  readonly expiresAt: number
-}
 
 /** What ending a user's sessions did: how many were known, and each Logout Token's delivery. */
 export interface SessionsEnded {
