@@ -86,12 +86,13 @@ export interface GateOptions {
 
 /**
  * What a gate takes over from the gate it replaces (`startGateServer`'s reload): the
- * metrics' counters, so that a SIGHUP does not set them back to zero.
+ * metrics' counters, so that a SIGHUP does not set them back to zero, and the sign-out
+ * list, so that it does not open a session signed out before it.
  *
  * @example
  * ```ts
- * const metrics = createGateMetrics()
- * const next = createGate(config, options, { metrics })
+ * const carried = { metrics: createGateMetrics(), signOuts: createSignOutList(Date.now) }
+ * const next = createGateCarrying(config, options, carried)
  * ```
  */
 export interface GateCarried {
@@ -283,9 +284,8 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
 
 /**
  * Creates a gate from a configuration (the content of `gate.yaml`, parsed). Invalid
- * configurations throw a {@link GateConfigError} listing every problem. `carried` is what a
- * gate takes over from the one it replaces (`startGateServer` hands its metrics to each
- * gate a reload makes); without it, the gate has counters of its own.
+ * configurations throw a {@link GateConfigError} listing every problem. The gate has its
+ * own counters and sign-out list; `startGateServer` carries them over a reload.
  *
  * @example
  * ```ts
@@ -302,7 +302,17 @@ function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (messa
  * createServer(gate.listener).listen(4181, '127.0.0.1')
  * ```
  */
-export function createGate(config: GateConfig, options: GateOptions = {}, carried?: GateCarried): Gate {
+export function createGate(config: GateConfig, options: GateOptions = {}): Gate {
+  return createGateCarrying(config, options, undefined)
+}
+
+/**
+ * {@link createGate}, taking over what the gate it replaces had (`carried`): what
+ * `startGateServer` does on each reload.
+ *
+ * @internal
+ */
+export function createGateCarrying(config: GateConfig, options: GateOptions, carried: GateCarried | undefined): Gate {
   const logger = options.logger ?? console
   const warn = (message: string) => logger.warn(message)
   let redis: RedisConnection | undefined

@@ -16,7 +16,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createGate, type Gate, type GateOptions } from './gate.js'
+import { createGateCarrying, type Gate, type GateOptions } from './gate.js'
 import { createGateMetrics } from './ops/metrics.js'
 import type { GateConfig } from './config/types.js'
 import { listenFastCgi, type FastCgiGate, type FastCgiListener } from './fastcgi-listener.js'
@@ -136,7 +136,7 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
   // The counters and the sign-out list belong to the server: each gate a reload makes counts on
   // where the last left off, and refuses the sessions signed out under the last.
   const carried = { metrics: createGateMetrics(), signOuts: createSignOutList(Date.now) }
-  const gate = createGate(config, options, carried)
+  const gate = createGateCarrying(config, options, carried)
   let current: Generation = { gate, inflight: 0, idle: undefined }
   // Each request is answered by the gate that was current when it came, to the end.
   const server = createServer({ keepAlive: true }, (req, res) => {
@@ -220,7 +220,7 @@ export async function startGateServer(config: GateConfig, options: GateServerOpt
       if (stopping !== undefined) return
       await refuseFailingTests(next, options)
       if (stopping !== undefined) return
-      const fresh = createGate(next, options, carried)
+      const fresh = createGateCarrying(next, options, carried)
       const { host: nextHost, port: nextPort } = fresh.settings.listen
       if (options.port === undefined && (nextHost !== host || nextPort !== port)) {
         ;(options.logger ?? console).warn(`gate: listen is now ${nextHost}:${nextPort}; it takes a restart (still on ${url})`)

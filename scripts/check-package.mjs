@@ -96,12 +96,15 @@ await access(new URL(`../${pkg.bin['voot-guard']}`, import.meta.url))
 console.log('bin: ok')
 
 // The tarball: thirteen subpaths (six adapters, the Redis tier, OpenTelemetry, the emulator,
-// the OAuth client, the gate) and the docs come to about 490 kB packed, 1.58 MB unpacked
-// (the gate's policy tests, decision log, pages, FastCGI authorizer and hardening, and a
-// docs/gate.md with a section per proxy, added about 70 kB). The budget leaves room for
-// growth, not for source maps (31 % of the size once) or a bundled dependency. BENCHMARKS.md,
-// the measurements' history (120 kB), stays in the repository: the docs link to it there.
-const BUDGET = { packedBytes: 540_000, unpackedBytes: 1_750_000 }
+// the OAuth client, the gate) and the docs came to about 490 kB packed, 1.58 MB unpacked
+// with the gate's policy tests, decision log, pages and FastCGI authorizer; sessions that
+// end everywhere (back-channel logout, the fleet's session ends, the emulator as provider),
+// per-group services and their words, requirements from the request and the gate's rules
+// with parameters took it to about 585 kB packed, 1.9 MB unpacked (December 2026). The
+// budget leaves room for growth, not for source maps (31 % of the size once) or a bundled
+// dependency. BENCHMARKS.md, the measurements' history (120 kB), stays in the repository:
+// the docs link to it there.
+const BUDGET = { packedBytes: 640_000, unpackedBytes: 2_100_000 }
 const [packed] = JSON.parse(
   execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
 )

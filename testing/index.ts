@@ -49,3 +49,4 @@ export { TokenStore, type TokenIssueRequest, type TokenRecord } from './token-st
 export type { Fault, FaultController, FaultMatch } from './group-service/faults.js'
 export type { RecordedRequest } from './request-log.js'
 export type { OAuthServer } from './oauth-server/oauth-server.js'
+export type { SessionsEnded } from './oauth-server/oauth-sessions.js'

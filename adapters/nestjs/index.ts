@@ -37,6 +37,7 @@ export {
   Voot,
   VOOT_PUBLIC,
   VOOT_REQUIREMENTS,
+  type RouteParams,
   type VootDecorator,
 } from './decorators.js'
 export { VootGuard } from './guard.js'
