@@ -14,7 +14,14 @@ import { instrumentVootGuard } from '../otel/index.js'
 import { createRedisCache } from '../redis/index.js'
 import { rejectUnknownKeys } from '../src/option-checks.js'
 import { createGuardCore } from '../src/adapter-kit.js'
-import { createGroupsClient, createMembershipResolver, createServiceResolvers, group, InvalidArgumentError, InvalidOptionError } from '../src/index.js'
+import {
+  createGroupsClient,
+  createMembershipResolver,
+  createServiceResolvers,
+  group,
+  InvalidArgumentError,
+  InvalidOptionError,
+} from '../src/index.js'
 import { startEmulator } from '../testing/index.js'
 
 const BASE_URL = 'http://127.0.0.1:9/groups'
@@ -161,10 +168,13 @@ describe("a SURFconext baseUrl with Feide's /groups (issue 52, item 5)", () => {
     expect((await refusal(services)).option).toBe('services.surf.baseUrl')
   })
 
-  it.each(['https://voot.surfconext.nl', 'https://voot.surfconext.nl/', 'https://voot.test.surfconext.nl'])('%s is accepted', async (baseUrl) => {
-    await createGroupsClient({ baseUrl }).close()
-    await createMembershipResolver({ baseUrl }).close()
-  })
+  it.each(['https://voot.surfconext.nl', 'https://voot.surfconext.nl/', 'https://voot.test.surfconext.nl'])(
+    '%s is accepted',
+    async (baseUrl) => {
+      await createGroupsClient({ baseUrl }).close()
+      await createMembershipResolver({ baseUrl }).close()
+    },
+  )
 
   it('a /groups path on another host is not refused: only the address says which service it is', async () => {
     await createGroupsClient({ baseUrl: 'https://voot.example.nl/groups' }).close()

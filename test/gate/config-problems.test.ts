@@ -126,7 +126,9 @@ groupPrefixes:
 rules:
   - require: { group: "urn:collab:group:surfteams.nl:nl:surfnet:diensten:board" }
 `,
-    problems: ['7:7: services.surf.service.baseUrl: voot.surfconext.nl is SURFconext\'s VOOT (OpenConext-voot), which serves the group API at its root, not under /groups: set baseUrl to https://voot.surfconext.nl '],
+    problems: [
+      "7:7: services.surf.service.baseUrl: voot.surfconext.nl is SURFconext's VOOT (OpenConext-voot), which serves the group API at its root, not under /groups: set baseUrl to https://voot.surfconext.nl ",
+    ],
   },
   {
     name: 'an unquoted * (a YAML alias), with a typo elsewhere',
