@@ -14,7 +14,14 @@ import { instrumentVootGuard } from '../otel/index.js'
 import { createRedisCache } from '../redis/index.js'
 import { rejectUnknownKeys } from '../src/option-checks.js'
 import { createGuardCore } from '../src/adapter-kit.js'
-import { createGroupsClient, createMembershipResolver, group, InvalidArgumentError, InvalidOptionError } from '../src/index.js'
+import {
+  createGroupsClient,
+  createMembershipResolver,
+  createServiceResolvers,
+  group,
+  InvalidArgumentError,
+  InvalidOptionError,
+} from '../src/index.js'
 import { startEmulator } from '../testing/index.js'
 
 const BASE_URL = 'http://127.0.0.1:9/groups'
@@ -132,6 +139,45 @@ describe('a Feide baseUrl without /groups', () => {
 
   it('another host without a prefix is accepted (SURFconext serves at its root)', async () => {
     await createGroupsClient({ baseUrl: 'https://voot.surfconext.nl' }).close()
+  })
+})
+
+describe("a SURFconext baseUrl with Feide's /groups (issue 52, item 5)", () => {
+  it.each([
+    'https://voot.surfconext.nl/groups',
+    'https://voot.surfconext.nl/groups/',
+    'https://voot.test.surfconext.nl/groups',
+    'https://voot.surfconext.nl/groups/v1',
+    'https://voot.surfconext.nl/me',
+  ])('%s is refused at creation, naming baseUrl and saying to use the origin', async (baseUrl) => {
+    const { origin } = new URL(baseUrl)
+    const services = () => createServiceResolvers({ services: { surf: { baseUrl } }, groupPrefixes: { 'urn:collab:': 'surf' } })
+    for (const make of [
+      () => createGroupsClient({ baseUrl }),
+      () => createMembershipResolver({ baseUrl }),
+      () => createGuardCore({ baseUrl }),
+      () => createExpressGuard({ baseUrl }),
+      services,
+    ]) {
+      const error = await refusal(make)
+      expect(error.option).toMatch(/^(services\.surf\.)?baseUrl$/)
+      expect(error.message).toContain(`options.${error.option}: `)
+      expect(error.message).toContain("SURFconext's VOOT (OpenConext-voot), which serves the group API at its root")
+      expect(error.message).toContain(`set baseUrl to ${origin} (its endpoints are ${origin}/me/groups and ${origin}/me/groups/{groupId})`)
+    }
+    expect((await refusal(services)).option).toBe('services.surf.baseUrl')
+  })
+
+  it.each(['https://voot.surfconext.nl', 'https://voot.surfconext.nl/', 'https://voot.test.surfconext.nl'])(
+    '%s is accepted',
+    async (baseUrl) => {
+      await createGroupsClient({ baseUrl }).close()
+      await createMembershipResolver({ baseUrl }).close()
+    },
+  )
+
+  it('a /groups path on another host is not refused: only the address says which service it is', async () => {
+    await createGroupsClient({ baseUrl: 'https://voot.example.nl/groups' }).close()
   })
 })
 

@@ -16,6 +16,7 @@ import { resolveGroupsClientOptions } from './options.js'
 import type { GroupsClientOptions } from './options.js'
 import { parseGroup, parseGroups, parseGroupTypes, parseMembers, parseMyGroups, parseMyMembership } from './parse.js'
 import { isWellFormedToken, MAX_TOKEN_LENGTH } from '../token.js'
+import { isActuatorHealth, OPENCONEXT_HEALTH_PATH, pathAboveGroups, registerServiceRootProbe } from './service-root.js'
 import { NOT_FOUND, parsed, send, type Call } from './upstream-call.js'
 
 export type { GroupsEndpoint } from './upstream-call.js'
@@ -102,7 +103,7 @@ export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
 
   const call = (spec: Call): Promise<unknown> => send(settings, transport, spec)
 
-  return {
+  const client: GroupsClient = {
     baseUrl: settings.baseUrl,
 
     async myGroups(token, callOptions = {}) {
@@ -181,6 +182,20 @@ export function createGroupsClient(options: GroupsClientOptions): GroupsClient {
       return transport.close()
     },
   }
+  const root = pathAboveGroups(base)
+  if (root !== undefined) {
+    registerServiceRootProbe(client, async (signal) => {
+      const body = await call({
+        endpoint: 'internal/health',
+        path: `${root}${OPENCONEXT_HEALTH_PATH}`,
+        token: undefined,
+        signal,
+        notFoundIsNull: false,
+      })
+      return isActuatorHealth(body) ? settings.origin + root : undefined
+    })
+  }
+  return client
 }
 
 function assertToken(token: unknown): asserts token is string {

@@ -57,8 +57,9 @@ export const DEFAULT_USER_AGENT = `voot-guard/${VERSION}`
  */
 export interface GroupsClientOptions {
   /**
-   * The service's `{base_url}`, WITH its `/groups` prefix, such as
-   * `https://groups-api.dataporten.no/groups`. `http:` or `https:` only; no query,
+   * The service's `{base_url}`: Feide's WITH its `/groups` prefix,
+   * `https://groups-api.dataporten.no/groups`; SURFconext's (OpenConext-voot) its origin,
+   * without a prefix, `https://voot.surfconext.nl`. `http:` or `https:` only; no query,
    * fragment or credentials. A trailing slash is tolerated.
    */
   baseUrl: string
@@ -118,6 +119,14 @@ const OPTION_KEYS: readonly (keyof GroupsClientOptions)[] = [
  * without it would make every request a 404 from the service, which is a 503 here.
  */
 const FEIDE_HOSTS = new Set(['groups-api.dataporten.no', 'groups-api.feide.no'])
+/**
+ * SURFconext's VOOT hosts (`voot.surfconext.nl`, and its test environments such as
+ * `voot.test.surfconext.nl`): OpenConext-voot serves the API at the ROOT (`/me/groups`),
+ * and answers 401 to any other path without a token, so a `baseUrl` with a path (the
+ * `/groups` of Feide's address, most often) would look like a group service to `verify()`
+ * and make every request a 503.
+ */
+const SURFCONEXT_VOOT_HOST = /^voot(?:\.[a-z0-9-]+)?\.surfconext\.nl$/
 
 /**
  * Validates {@link GroupsClientOptions} and fills in the defaults. Throws
@@ -161,6 +170,13 @@ function parseBaseUrl(value: unknown): { origin: string; basePath: string } {
     throw new InvalidOptionError(
       'baseUrl',
       `${url.hostname} serves the group API under /groups: append /groups (${url.origin}/groups), or every request would fail with 503`,
+    )
+  }
+  if (SURFCONEXT_VOOT_HOST.test(url.hostname) && basePath !== '') {
+    throw new InvalidOptionError(
+      'baseUrl',
+      `${url.hostname} is SURFconext's VOOT (OpenConext-voot), which serves the group API at its root, not under ${basePath}: ` +
+        `set baseUrl to ${url.origin} (its endpoints are ${url.origin}/me/groups and ${url.origin}/me/groups/{groupId}), or every request would fail with 503`,
     )
   }
   return { origin: url.origin, basePath }

@@ -19,10 +19,16 @@ import type { Transport, UpstreamResponse } from './transport.js'
  */
 export type GroupsEndpoint = 'me/groups' | 'me/groups/{groupid}' | 'groups/{groupid}' | 'groups/{groupid}/members' | 'groups' | 'grouptypes'
 
+/**
+ * Every endpoint a call may name: the six, and OpenConext's health, which `verify()` asks
+ * one `/groups` above the base URL (`service-root.ts`).
+ */
+export type CallEndpoint = GroupsEndpoint | 'internal/health'
+
 const JSON_MEDIA_TYPE = /^(?:application\/json|[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]*\+json)\s*(?:;.*)?$/i
 
 export interface Call {
-  readonly endpoint: GroupsEndpoint
+  readonly endpoint: CallEndpoint
   /** Path and query, starting with the base path; every group id already encoded. */
   readonly path: string
   readonly token: string | undefined
@@ -140,7 +146,7 @@ async function readResponse(response: UpstreamResponse, spec: Call, maxResponseB
   }
 }
 
-function statusError(status: number, response: UpstreamResponse, endpoint: GroupsEndpoint): VootError {
+function statusError(status: number, response: UpstreamResponse, endpoint: CallEndpoint): VootError {
   if (status === 401) return new InvalidTokenError()
   if (status === 403) {
     // The upstream's own message is left out: it could echo parts of the request.
@@ -169,7 +175,7 @@ function statusError(status: number, response: UpstreamResponse, endpoint: Group
   return upstream('ERR_UPSTREAM_STATUS', `The group service answered ${endpoint} with status ${status}`, endpoint, status)
 }
 
-function upstream(code: UpstreamErrorCode, message: string, endpoint: GroupsEndpoint, status: number): UpstreamError {
+function upstream(code: UpstreamErrorCode, message: string, endpoint: CallEndpoint, status: number): UpstreamError {
   return new UpstreamError(code, message, { endpoint, upstreamStatus: status })
 }
 

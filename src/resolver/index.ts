@@ -9,6 +9,7 @@
  * @module
  */
 import { createGroupsClient, type GroupsClient } from '../client/groups-client.js'
+import { openConextRootAbove } from '../client/service-root.js'
 import { decide, type DecisionObserver } from '../decision/decide.js'
 import { affiliationHint } from '../decision/affiliation-hint.js'
 import type { Decision } from '../decision/types.js'
@@ -21,7 +22,7 @@ import { createAnswerStore } from './store/answer-store.js'
 import { createDecisionLookups } from './decision-lookups.js'
 import { createExplainer } from './explain.js'
 import { createLookups, type ResolveOptions } from './lookups.js'
-import { createMisconfigurationNotice, misconfigurationHint } from './misconfiguration.js'
+import { createMisconfigurationNotice, misconfigurationHint, strayGroupsHint } from './misconfiguration.js'
 import { resolveResolverOptions, type MembershipResolverOptions } from './options.js'
 import { createTelemetry } from './telemetry.js'
 import type { MembershipResolver } from './types.js'
@@ -282,11 +283,17 @@ export function createServiceResolver(options: MembershipResolverOptions, servic
     },
 
     async verify(verifyOptions) {
+      const signal = verifyOptions?.signal
       try {
-        await client.groupTypes(verifyOptions?.signal === undefined ? {} : { signal: verifyOptions.signal })
+        await client.groupTypes(signal === undefined ? {} : { signal })
       } catch (error) {
-        // A 401 to a call without a token is what a group service answers: it is there.
-        if (error instanceof InvalidTokenError) return
+        // A 401 to a call without a token is what a group service answers: it is there,
+        // unless it is OpenConext's 401 to any path, under a stray /groups.
+        if (error instanceof InvalidTokenError) {
+          const root = await openConextRootAbove(client, signal)
+          if (root === undefined) return
+          throw new UpstreamError('ERR_UPSTREAM_STATUS', strayGroupsHint(baseUrl, root), { endpoint: 'grouptypes', upstreamStatus: 401 })
+        }
         const found = misconfigurationHint(error, baseUrl)
         if (found !== undefined && error instanceof UpstreamError) {
           throw new UpstreamError(error.code, `The group service at baseUrl does not answer like one: ${found.hint}`, {

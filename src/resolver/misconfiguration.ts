@@ -74,6 +74,24 @@ export function misconfigurationHint(error: unknown, baseUrl: string | undefined
   return undefined
 }
 
+/**
+ * What `verify()` says when `baseUrl` ends in a stray `/groups` under the root of an
+ * OpenConext-voot service (SURFconext's VOOT): `root` is that root, found by its health.
+ *
+ * @example
+ * ```ts
+ * strayGroupsHint('https://voot.example.nl/groups', 'https://voot.example.nl')
+ * ```
+ */
+export function strayGroupsHint(baseUrl: string | undefined, root: string): string {
+  const at = baseUrl === undefined ? 'the group service' : baseUrl
+  return (
+    `The group service at baseUrl does not answer like one: ${at} has a stray /groups. ${root} is an OpenConext-voot service ` +
+    `(SURFconext's VOOT), which serves the group API at its root and answers 401 to any other path without a token: ` +
+    `set baseUrl to ${root} (its endpoints are ${root}/me/groups and ${root}/me/groups/{groupId}), or every request would fail with 503.`
+  )
+}
+
 function networkCode(cause: unknown): string | undefined {
   for (let error = cause, depth = 0; typeof error === 'object' && error !== null && depth < 4; depth++) {
     const code = (error as { code?: unknown }).code

@@ -99,6 +99,38 @@ rules:
     ],
   },
   {
+    name: "SURFconext's address with Feide's /groups (issue 52, item 5)",
+    text: (port) => `listen: 127.0.0.1:${port}
+service:
+  baseUrl: https://voot.surfconext.nl/groups
+  roles: [prospect, member, manager, admin, owner]
+rules:
+  - require: { group: "urn:collab:group:surfteams.nl:nl:surfnet:diensten:board" }
+`,
+    problems: [
+      "3:3: service.baseUrl: voot.surfconext.nl is SURFconext's VOOT (OpenConext-voot), which serves the group API at its root, not under /groups: set baseUrl to https://voot.surfconext.nl (its endpoints are https://voot.surfconext.nl/me/groups and https://voot.surfconext.nl/me/groups/{groupId})",
+    ],
+  },
+  {
+    name: "SURFconext's address with Feide's /groups among several services",
+    text: (port) => `listen: 127.0.0.1:${port}
+services:
+  feide:
+    service: { baseUrl: https://groups-api.dataporten.no/groups }
+  surf:
+    service:
+      baseUrl: https://voot.surfconext.nl/groups/
+groupPrefixes:
+  "fc:": feide
+  "urn:collab:": surf
+rules:
+  - require: { group: "urn:collab:group:surfteams.nl:nl:surfnet:diensten:board" }
+`,
+    problems: [
+      "7:7: services.surf.service.baseUrl: voot.surfconext.nl is SURFconext's VOOT (OpenConext-voot), which serves the group API at its root, not under /groups: set baseUrl to https://voot.surfconext.nl ",
+    ],
+  },
+  {
     name: 'an unquoted * (a YAML alias), with a typo elsewhere',
     text: (port) => `listen: 127.0.0.1:${port}
 ${SERVICE}rules:

@@ -235,6 +235,22 @@ describe('Spring Security in front', () => {
     expect((await get(`/me/groups/${enc(READING_CLUB_GROUP_ID)}`, client)).status).toBe(404)
   })
 
+  it('answers its health (/internal/health) without a token, and 401 for it under a stray /groups, as its permitAll does', async () => {
+    for (const bearer of [undefined, token['alice']]) {
+      const reply = await get('/internal/health', bearer)
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get('content-type')).toBe('application/vnd.spring-boot.actuator.v3+json')
+      expect(reply.json).toEqual({ status: 'UP' })
+    }
+    // Spring refuses a token it cannot accept before it looks at permitAll.
+    expect((await get('/internal/health', 'not-a-token-we-issued')).status).toBe(401)
+    for (const path of ['/groups/internal/health', '/groups/grouptypes', '/grouptypes', '/groups/me/groups']) {
+      const reply = await get(path)
+      expect(reply.status, path).toBe(401)
+      expect(reply.headers.get('www-authenticate')).toBe('Bearer')
+    }
+  })
+
   it("answers 404 with Spring's body to an unknown route under its paths", async () => {
     const reply = await get('/me/other', token['alice'])
     expect(reply.status).toBe(404)

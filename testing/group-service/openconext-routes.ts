@@ -5,7 +5,10 @@
  * `/members/{groupId}`); a group is `{id, displayName, description, sourceID, membership}`;
  * `me/groups/{groupId}` answers the whole group, 404 when the user is not in it, and 400
  * for an id that is not a `urn:collab:group:` URN. Spring Security refuses bad tokens and
- * missing scopes with an empty body; the application's errors are Spring's JSON error body.
+ * missing scopes with an empty body, and any other path without a valid token with a 401
+ * (`anyRequest().authenticated()`); the application's errors are Spring's JSON error body.
+ * Its actuator's health, `/internal/health`, is the one route it answers without a token
+ * (`permitAll`): what tells its root from a path under it, such as a stray `/groups`.
  *
  * Pure: no I/O, no clock of its own.
  *
@@ -57,6 +60,9 @@ export const openConextRoutes: DialectRoutes = {
     if (first === 'me' && second === 'groups' && fourth === undefined) {
       if (third === undefined) return route('me/groups', true, (request) => myGroups(request))
       return route('me/groups/{groupid}', false, (request) => myGroup(request, third))
+    }
+    if (first === 'internal' && second === 'health' && third === undefined) {
+      return route('internal/health', false, (request) => health(request))
     }
     if (first === 'internal' && second === 'groups' && third !== undefined) {
       if (fourth === undefined) return route('internal/groups/{userid}', true, (request) => internalGroups(request, third))
@@ -158,6 +164,19 @@ function members(request: ServiceRequest, groupId: string): Answer {
       )
       .map((user) => ({ id: personUrn(user), name: user.name, email: user.email ?? null })),
   )
+}
+
+/** The media type of Spring Boot's actuator answers. */
+const ACTUATOR_CONTENT_TYPE = 'application/vnd.spring-boot.actuator.v3+json'
+
+/**
+ * `GET /internal/health`, Spring Boot's actuator under OpenConext's `management.endpoints.web.base-path`:
+ * `permitAll`, so a request without a token is answered; a token Spring cannot accept is
+ * still refused before it, as on every path.
+ */
+function health(request: ServiceRequest): Answer {
+  if (request.caller.kind === 'invalid') return bearerRefusal('invalid_token')
+  return jsonAnswer(200, { status: 'UP' }, { 'content-type': ACTUATOR_CONTENT_TYPE })
 }
 
 /** `assertClientCredentialsClient`: a token with a user may not use the internal routes. */
