@@ -83,8 +83,8 @@ const json = { accept: 'application/json' }
 
 /** The group service's requests since the log was reset (the OAuth server's too: none may come either). */
 const calls = () => emulator.requests.map((each) => each.path)
-/** The group endpoints' requests alone (whoami asks userinfo who a bearer token's user is). */
-const groupCalls = () => calls().filter((path) => !path.startsWith('/openid/'))
+/** The group endpoints' requests alone (whoami asks the OAuth server's userinfo who a bearer token's user is). */
+const groupCalls = () => calls().filter((path) => path.startsWith(new URL(emulator.baseUrl).pathname))
 
 describe('a rule with parameters behind nginx, on the emulator’s course groups', () => {
   it('lets a teacher of the course through, and the app hears the rule', async (ctx) => {
