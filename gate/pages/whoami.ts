@@ -225,8 +225,11 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage, q
       described.length === 0
         ? '<p>No rule of the gate names this host: every request to it is refused.</p>'
         : `<ul class="rules">\n${items}\n</ul>`
+    // Said only where it matters: a rule of this host has parameters.
     const asked =
-      path === undefined ? '' : `<p>For <code>${escapeHtml(path)}</code>: a rule with parameters names the group this path requires.</p>\n`
+      path === undefined || !mine.some(({ rule }) => rule.requirementAt !== undefined)
+        ? ''
+        : `<p>For <code>${escapeHtml(path)}</code>: a rule with parameters names the group this path requires.</p>\n`
     return htmlPage(
       200,
       `Who am I on ${origin.host}`,
