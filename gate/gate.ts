@@ -435,7 +435,7 @@ export function createGateCarrying(config: GateConfig, options: GateOptions, car
         return backchannelLogout(req)
       case '/_gate/whoami':
         if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET')
-        return whoami(req)
+        return whoami(req, new URLSearchParams(query))
       case '/_gate/forbidden':
         // Any method: Caddy's handle_response asks with the refused request's own.
         return forbidden(req, url)

@@ -19,6 +19,8 @@ import { readGateSettings } from './config/read.js'
 import { buildGate, configProblems, type Built } from './gate.js'
 import { createGateMetrics } from './ops/metrics.js'
 import type { ProxyRequest } from './http/original-request.js'
+import { normalisePath } from './http/path-normalise.js'
+import { requirementFor } from './policy/rules.js'
 import type { PolicyTest } from './config/policy-config.js'
 
 /** What the gate answered, in the words of a test's `expect`; `unavailable` is a 503 (or any other status). */
@@ -182,8 +184,11 @@ export function createPolicyRunner(config: unknown, options: { readonly live?: b
     const rule = answered as CompiledRule | undefined
     const service = servedBy as string | null | undefined
     let tree: ExplainedNode | undefined
-    if (request.token !== undefined && rule !== undefined && rule.decision !== 'anyone' && answer.status !== 401) {
-      tree = await explainFor(request.token, rule.decision, service).catch(() => undefined)
+    // What the rule required of this URL: a rule with parameters, its ids filled in from the path, as the check had them.
+    const path = normalisePath(request.target)
+    const required = rule === undefined || path === undefined ? undefined : requirementFor(rule, path)
+    if (request.token !== undefined && required !== undefined && required !== 'anyone' && answer.status !== 401) {
+      tree = await explainFor(request.token, required, service).catch(() => undefined)
     }
     return {
       outcome: OUTCOMES[answer.status] ?? 'unavailable',

@@ -53,7 +53,7 @@ export function createForbiddenPage(
 ${asked}
 <p>${escapeHtml(errorDescriptionOf(answer) ?? GENERIC)}.</p>
 <p>If you think you should have access, ask whoever manages the group for a membership, then try again.</p>
-${pageLinks(session !== undefined)}`,
+${pageLinks(session !== undefined, host === undefined ? undefined : path)}`,
     )
   }
 }

@@ -75,12 +75,14 @@ export function wantsHtml(accept: string | undefined): boolean {
   return lower.includes('text/html') && !lower.startsWith('application/json')
 }
 
-/** The links at the foot of a page: sign out (a form: sign-out is a POST) and who am I. */
-export function pageLinks(signedIn: boolean): string {
+/** The links at the foot of a page: sign out (a form: sign-out is a POST) and who am I (about `path`, from a refused request). */
+export function pageLinks(signedIn: boolean, path?: string): string {
   // Back to whoami, which then says so: a page that sent the browser on to the provider would
   // end the form's redirects on another origin, which the page's form-action 'self' refuses.
   const signOut = signedIn
     ? `<form method="post" action="/_gate/signout?rd=%2F_gate%2Fwhoami"><button type="submit">Sign out</button></form>`
     : ''
-  return `<nav aria-label="Your session">${signOut}<a href="/_gate/whoami">Who am I here?</a></nav>`
+  // From a refused request: whoami about its path (a rule with parameters then names the group of this URL).
+  const whoami = path === undefined ? '/_gate/whoami' : `/_gate/whoami?path=${encodeURIComponent(path)}`
+  return `<nav aria-label="Your session">${signOut}<a href="${escapeHtml(whoami)}">Who am I here?</a></nav>`
 }

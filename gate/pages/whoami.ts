@@ -4,6 +4,12 @@
  * words. JSON when `Accept` asks for it. A rule the group service cannot settle right now is
  * "unknown", never "no"; a page never lists a group that no rule names.
  *
+ * A rule with parameters (`/courses/{course}/**`) requires a group that depends on the URL:
+ * asked with `?path=/courses/INF1000/notes`, whoami names and checks the group that path
+ * requires (`fc:fs:fs:emne:example.org:INF1000:1`), the one the check decides on; without a
+ * path, or for a path the rule does not bind, it shows the rule as written and says that it
+ * `depends` on the URL, without asking the group service about a template.
+ *
  * @module
  */
 import type { IncomingMessage } from 'node:http'
@@ -12,9 +18,10 @@ import { type GuardCore } from '../../src/adapter-kit.js'
 import { requiredText } from '../../src/internal.js'
 import { jsonAnswer, type Answer } from '../http/answer.js'
 import { browserOrigin } from '../http/browser-origin.js'
+import { normalisePath } from '../http/path-normalise.js'
 import type { CompiledRule, GateSettings } from '../config/types.js'
 import { escapeHtml, htmlPage, pageLinks, wantsHtml } from './page-html.js'
-import { hostMatches, isKnownHost } from '../policy/rules.js'
+import { hostMatches, isKnownHost, requirementFor } from '../policy/rules.js'
 import { isServiceOfGate, type ServiceRouter } from '../policy/service-route.js'
 import type { GateSignIns } from '../session/oauth-clients.js'
 import { otherServiceReason } from '../policy/service-words.js'
@@ -28,8 +35,12 @@ export interface WhoamiRule {
   readonly path: string
   /** What the rule requires, in words. */
   readonly requires: string
-  /** `pass`, `fail`, `signin` (credentials needed to tell), `unknown` (the group service did not answer). */
-  readonly outcome: 'pass' | 'fail' | 'signin' | 'unknown'
+  /**
+   * `pass`, `fail`, `signin` (credentials needed to tell), `unknown` (the group service did
+   * not answer), `depends` (a rule with parameters, asked without a path it binds: its group
+   * is the URL's).
+   */
+  readonly outcome: 'pass' | 'fail' | 'signin' | 'unknown' | 'depends'
   /** The decision's reason for `fail` (`not_member`, `role_too_low`, ...). */
   readonly reason?: string
   /**
@@ -60,18 +71,31 @@ const OUTCOME_WORDS: Readonly<Record<WhoamiRule['outcome'], string>> = {
   fail: 'you do not pass',
   signin: 'sign in to find out',
   unknown: 'unknown right now: the group service did not answer',
+  depends: 'depends on the URL: its path names the group',
 }
 
-/** What a rule requires, in the 403's words ("a group requirement" with `denials: generic`). */
-export function requirementWords(rule: CompiledRule, generic: boolean): string {
-  if (rule.decision === 'anyone') return 'anyone, without signing in'
-  if (rule.decision.kind === 'authenticated') return 'any signed-in user'
+/**
+ * What a rule requires, in the 403's words ("a group requirement" with `denials: generic`):
+ * `required`, the requirement of one path (a rule with parameters: its ids filled in), else
+ * the rule as written.
+ */
+export function requirementWords(rule: CompiledRule, generic: boolean, required: CompiledRule['decision'] = rule.decision): string {
+  if (required === 'anyone') return 'anyone, without signing in'
+  if (required.kind === 'authenticated') return 'any signed-in user'
   if (generic) return 'a group requirement'
-  return requiredText(rule.decision).replace(/^This resource requires /, '')
+  return requiredText(required).replace(/^This resource requires /, '')
+}
+
+/** The path whoami is asked about (`?path=`): `undefined` without one, `null` for one the check would refuse. */
+function askedPath(query: URLSearchParams): string | null | undefined {
+  const asked = query.getAll('path')
+  if (asked.length === 0) return undefined
+  if (asked.length > 1) return null
+  return normalisePath(asked[0] as string) ?? null
 }
 
 /** Creates the whoami endpoint. */
-export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) => Promise<Answer> {
+export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage, query?: URLSearchParams) => Promise<Answer> {
   const { core, rules, settings, trusted, cookies, router, signIns } = deps
 
   /** A bearer token's user, as the check finds it (the same cached userinfo); empty when unknown. */
@@ -95,10 +119,13 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
 
   async function outcomeOf(
     rule: CompiledRule,
+    required: CompiledRule['decision'] | undefined,
     token: string | undefined,
     service: string | undefined,
   ): Promise<Pick<WhoamiRule, 'outcome' | 'reason' | 'detail'>> {
-    if (rule.decision === 'anyone') return { outcome: 'pass' }
+    if (required === 'anyone') return { outcome: 'pass' }
+    // A rule with parameters, without a path it binds: no group to ask about (never its template).
+    if (required === undefined) return { outcome: 'depends' }
     if (token === undefined) return { outcome: 'signin' }
     try {
       const { services } = core
@@ -106,12 +133,12 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
       if (services !== undefined && service === undefined) return { outcome: 'signin' }
       const decision =
         services === undefined || service === undefined
-          ? await core.resolver.check(token, rule.decision)
-          : await services.check(token, rule.decision, { service })
+          ? await core.resolver.check(token, required)
+          : await services.check(token, required, { service })
       if (decision.allowed) return { outcome: 'pass' }
       // Not a missing membership: the rule's groups are on another service than the person's.
       if (decision.reason === 'other_service' && !generic && services !== undefined && router !== undefined && service !== undefined) {
-        return { outcome: 'fail', reason: decision.reason, detail: otherServiceReason(services, router, rule.decision, service) }
+        return { outcome: 'fail', reason: decision.reason, detail: otherServiceReason(services, router, required, service) }
       }
       return { outcome: 'fail', reason: decision.reason }
     } catch (error) {
@@ -121,9 +148,16 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
     }
   }
 
-  return async function whoami(req) {
+  return async function whoami(req, query = new URLSearchParams()) {
     const origin = browserOrigin(req, trusted)
     if (origin === undefined) return jsonAnswer(400, { error: 'invalid_request', error_description: 'The request names no host' })
+    const path = askedPath(query)
+    if (path === null) {
+      return jsonAnswer(400, {
+        error: 'invalid_request',
+        error_description: 'path must be one path on this host the gate would read, such as /courses/INF1000/',
+      })
+    }
     if (settings.strictHosts && !isKnownHost(rules, settings.redirectHosts, origin.host)) {
       return jsonAnswer(403, { error: 'forbidden', error_description: 'The gate serves no such host' })
     }
@@ -152,11 +186,17 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
     }
     const mine = worded.filter(({ rule }) => rule.host === undefined || hostMatches(rule, origin.host))
     const described: WhoamiRule[] = await Promise.all(
-      mine.map(async ({ rule, words }) => ({ ...words, ...(await outcomeOf(rule, token, service)) })),
+      mine.map(async ({ rule, words }) => {
+        // A rule with parameters: the requirement of the path asked about, ids filled in; none without one.
+        const required = rule.requirementAt === undefined ? rule.decision : path === undefined ? undefined : requirementFor(rule, path)
+        const requires = required === undefined || required === rule.decision ? words.requires : requirementWords(rule, generic, required)
+        return { ...words, requires, ...(await outcomeOf(rule, required, token, service)) }
+      }),
     )
     if (!wantsHtml(req.headers.accept)) {
       return jsonAnswer(200, {
         host: origin.host,
+        ...(path === undefined ? {} : { path }),
         user,
         credentials,
         ...(router === undefined ? {} : { service: service ?? null }),
@@ -185,12 +225,17 @@ export function createWhoami(deps: WhoamiDependencies): (req: IncomingMessage) =
       described.length === 0
         ? '<p>No rule of the gate names this host: every request to it is refused.</p>'
         : `<ul class="rules">\n${items}\n</ul>`
+    // Said only where it matters: a rule of this host has parameters.
+    const asked =
+      path === undefined || !mine.some(({ rule }) => rule.requirementAt !== undefined)
+        ? ''
+        : `<p>For <code>${escapeHtml(path)}</code>: a rule with parameters names the group this path requires.</p>\n`
     return htmlPage(
       200,
       `Who am I on ${origin.host}`,
       `<h1>Who am I on ${escapeHtml(origin.host)}</h1>
 <p>${who}</p>
-<h2>The rules of this site, in order (the first that matches a request decides)</h2>
+${asked}<h2>The rules of this site, in order (the first that matches a request decides)</h2>
 ${list}
 ${pageLinks(credentials === 'session')}`,
     )

@@ -328,6 +328,32 @@ export function matchRule(rules: readonly CompiledRule[], method: string, host: 
 }
 
 /**
+ * What `rule` requires of a request to `path` (a normalised path, as the check reads it):
+ * for a rule with parameters, its ids filled in with the path's values
+ * (`fc:fs:fs:emne:example.org:INF1000:1`), never the template; `undefined` when the rule
+ * does not bind the path (a value out of its alphabet or narrowing) or the filled-in id is
+ * one the core refuses (too long): the check answers those without the requirement. What
+ * people are shown (whoami, the policy tests' tree) comes from here, so that it is what the
+ * check decided on.
+ *
+ * @example
+ * ```ts
+ * requirementFor(rule, '/courses/INF1000/notes') // group('fc:fs:fs:emne:example.org:INF1000:1', 'admin')
+ * ```
+ */
+export function requirementFor(rule: CompiledRule, path: string): CompiledRule['decision'] | undefined {
+  const { requirementAt, bind } = rule
+  if (requirementAt === undefined) return rule.decision
+  if (bind?.(path) === undefined) return undefined
+  try {
+    return requirementAt(path)
+  } catch (error) {
+    if (error instanceof VootError) return undefined
+    throw error
+  }
+}
+
+/**
  * Whether the gate serves `host` (what `strictHosts` asks): a host a rule names (a
  * wildcard rule's subdomains too) or a `redirectHosts` entry.
  */

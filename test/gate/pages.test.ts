@@ -122,7 +122,7 @@ describe.each(['nginx', 'caddy', 'haproxy', 'apache'] as const)('pages through %
       if (name === 'nginx') await page.screenshot({ path: new URL('gate-forbidden.png', IMAGES).pathname, fullPage: true })
 
       await page.keyboard.press('Enter')
-      await page.waitForURL(`${base()}/_gate/whoami`)
+      await page.waitForURL(`${base()}/_gate/whoami?path=%2Fadmin%2Freports`)
       const whoami = await page.locator('main').innerText()
       expect(whoami).toContain('You are signed in as bob.')
       expect(whoami).toContain('public: Any method on /public/** needs anyone, without signing in. you pass.')

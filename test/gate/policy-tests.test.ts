@@ -277,6 +277,95 @@ tests:
   })
 })
 
+describe('rules with parameters (issue 52): the group required for this URL, never the template', () => {
+  const INF1000 = 'fc:fs:fs:emne:example.org:INF1000:1'
+
+  it('runs the tests of examples/gate/courses.yaml, and --check runs them too', async () => {
+    const result = await cli(['--config', 'examples/gate/courses.yaml', '--test'])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('ok 4 - a teacher of another course is not a teacher of this one: deny (403, rule course-teachers)')
+    expect(result.stdout).toContain('ok 8 - an encoded colon cannot add a part to the group id: deny (403, no rule)')
+    expect(result.stdout).toMatch(/# (\d+) of \1 policy tests pass/)
+    const check = await cli(['--config', 'examples/gate/courses.yaml', '--check'])
+    expect(check.code).toBe(0)
+    expect(check.stdout).toMatch(/the configuration is valid; its \d+ policy tests pass/)
+  })
+
+  it('explains the decision on the filled-in group', async () => {
+    const result = await cli([
+      '--config',
+      'examples/gate/courses.yaml',
+      '--explain',
+      'GET https://lms.example.org/courses/INF1000/grades',
+      '--as',
+      'bob',
+    ])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout.split('\n')).toEqual([
+      'GET https://lms.example.org/courses/INF1000/grades as bob',
+      'rule: course-teachers (rules[2]: host lms.example.org, path /courses/{course}/**, methods all)',
+      `answer: deny (403, rule course-teachers): This resource requires the role admin or higher in the group ${INF1000}`,
+      'how it was decided:',
+      `  group ${INF1000} (role admin or higher): denied, role_too_low  <- settled`,
+      expect.stringMatching(new RegExp(`^ {4}me/groups .*: ${INF1000} listed, role member, active$`)),
+      expect.stringMatching(new RegExp(`^ {4}me/groups/${INF1000} .*: role member, active$`)),
+      '',
+    ])
+    const teacher = await cli([
+      '--config',
+      'examples/gate/courses.yaml',
+      '--explain',
+      'GET https://lms.example.org/courses/INF1000/x',
+      '--as',
+      'tina',
+    ])
+    expect(teacher.stdout).toContain(`  group ${INF1000} (role admin or higher): allowed, member  <- settled`)
+  })
+
+  it('names the filled-in group in a failing test', async () => {
+    const text = (await readFile('examples/gate/courses.yaml', 'utf8')).replace(
+      '{ request: "GET https://lms.example.org/courses/INF1000/grades", as: bob, expect: deny, rule: course-teachers }',
+      '{ request: "GET https://lms.example.org/courses/INF1000/grades", as: bob, expect: allow, rule: course-teachers }',
+    )
+    const result = await cli(['--config', await write('courses-changed.yaml', text), '--test'])
+    expect(result.code).toBe(1)
+    const failure = result.stdout.slice(result.stdout.indexOf('not ok 2 -'), result.stdout.indexOf('ok 3 -'))
+    expect(failure).toContain(`  # This resource requires the role admin or higher in the group ${INF1000}`)
+    expect(failure).toContain(`  #  group ${INF1000} (role admin or higher): denied, role_too_low  <- settled`)
+    expect(failure).not.toContain('{course}')
+  })
+
+  describe('with --token, against the group service', () => {
+    let emulator: Emulator
+    beforeAll(async () => {
+      emulator = await startGateEmulator()
+    })
+    afterAll(async () => {
+      await emulator.close()
+    })
+
+    it('asks the service about the filled-in group, never about the template', async () => {
+      const text = (await readFile('examples/gate/courses.yaml', 'utf8')).replace(
+        'https://groups-api.dataporten.no/groups',
+        `${emulator.baseUrl}\n  allowInsecureHttp: true`,
+      )
+      const file = await write('courses-live.yaml', text)
+      emulator.resetLog()
+      // bob is a student of INF1000 at the emulator: a member, not a teacher.
+      const result = await cli(['--config', file, '--explain', 'GET https://lms.example.org/courses/INF1000/grades', '--token'], {
+        VOOT_TOKEN: emulator.issueToken('bob'),
+      })
+      expect(result.stderr).toBe('')
+      expect(result.stdout).toContain(`  group ${INF1000} (role admin or higher): denied, role_too_low  <- settled`)
+      // The rule's line shows its path as written; the answer and the tree, the group of this URL.
+      expect(result.stdout.slice(result.stdout.indexOf('answer:'))).not.toContain('{course}')
+      expect(emulator.requests.map((each) => each.path).join(' ')).not.toMatch(/\{|%7B/i)
+    })
+  })
+})
+
 describe('voot-guard gate --explain', () => {
   it('prints the answering rule and the decision tree for a fixture user', async () => {
     const file = await write('explain.yaml', POLICY())
