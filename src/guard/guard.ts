@@ -26,6 +26,7 @@ import { checkAtOf } from '../resolver/check-at.js'
 import { NO_OPTIONS, readFoundToken, type Credentials } from './credentials.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
+import { GUARD_FACTORY_CALLS, refuseUncalled } from './uncalled-guard.js'
 import { createRequirementInterner, MAX_COMPUTED_REQUIREMENTS, refused, type RequirementOf } from './computed-requirement.js'
 
 export type { VootContext } from './voot-context.js'
@@ -444,16 +445,23 @@ export function createGuards<M, O = M, I = never>(
   function authenticate(options?: AuthenticateOptions): M | O {
     return readAuthenticateOptions(options, 'authenticate()') ? middleware(AUTHENTICATED, true) : middleware(AUTHENTICATED, false)
   }
+  // Each factory refuses to run as a middleware itself (`app.use(guard.authenticate)`), saying to call it.
   return {
     resolver: core.resolver,
-    requireGroup: (groupId, role) =>
+    requireGroup: refuseUncalled('requireGroup', 2, GUARD_FACTORY_CALLS.requireGroup, (groupId: string | ((input: I) => string), role?: string) =>
       middleware(typeof groupId === 'function' ? core.computedGroup(groupId, role) : core.groupRequirement(groupId, role), false),
-    requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role), false),
-    requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role), false),
-    require: (requirement) =>
+    ),
+    requireAnyGroup: refuseUncalled('requireAnyGroup', 2, GUARD_FACTORY_CALLS.requireAnyGroup, (groupIds: readonly string[], role?: string) =>
+      middleware(core.groupsRequirement('any', groupIds, role), false),
+    ),
+    requireAllGroups: refuseUncalled('requireAllGroups', 2, GUARD_FACTORY_CALLS.requireAllGroups, (groupIds: readonly string[], role?: string) =>
+      middleware(core.groupsRequirement('all', groupIds, role), false),
+    ),
+    require: refuseUncalled('require', 1, GUARD_FACTORY_CALLS.require, (requirement: Requirement | RequirementOf<I>) =>
       middleware(typeof requirement === 'function' ? core.computedRequirement(requirement) : core.prepare(requirement), false),
+    ),
     // The overloads narrow what the flag decides at run time.
-    authenticate: authenticate as Guards<M, O>['authenticate'],
+    authenticate: refuseUncalled('authenticate', 1, GUARD_FACTORY_CALLS.authenticate, authenticate) as Guards<M, O>['authenticate'],
     health: () => core.resolver.health(),
     ready: (options) => (core.services === undefined ? core.resolver.verify(options) : core.services.verify(options)),
   }
