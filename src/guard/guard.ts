@@ -17,7 +17,7 @@ import {
   type ResolverHealth,
 } from '../resolver/index.js'
 import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
-import { rejectUnknownKeys } from '../option-checks.js'
+import { optionsMissing, rejectUnknownKeys } from '../option-checks.js'
 import { RESOLVER_OPTION_KEYS } from '../resolver/options.js'
 import { chooseService } from '../services/choose-service.js'
 import type { ServiceResolvers } from '../services/service-resolvers.js'
@@ -151,7 +151,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/
  */
 export function createGuardCore(options: GuardOptions): GuardCore {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
+    throw optionsMissing('createGuard', options)
   }
   rejectUnknownKeys('', options, GUARD_OPTION_KEYS)
   const {
