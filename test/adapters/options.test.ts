@@ -158,13 +158,12 @@ describe('missing options say what is missing (issue #52 item 4)', () => {
 
   it('createGuard() without options names baseUrl and shows a minimal call', () => {
     for (const createGuard of factories) {
-      const missing = (() => {
-        try {
-          ;(createGuard as (options?: unknown) => unknown)()
-        } catch (error) {
-          return error
-        }
-      })()
+      let missing: unknown
+      try {
+        ;(createGuard as (options?: unknown) => unknown)()
+      } catch (error) {
+        missing = error
+      }
       expect(missing).toBeInstanceOf(InvalidOptionError)
       expect((missing as InvalidOptionError).option).toBe('baseUrl')
       expect((missing as Error).message).toContain(
