@@ -69,7 +69,8 @@ export function objectOption<T extends object>(name: string, value: unknown): Pa
 }
 
 /** What a `baseUrl` looks like, for the messages that say one is missing. */
-export const BASE_URL_EXAMPLES = "'https://groups-api.dataporten.no/groups' (Feide, with its /groups prefix) or 'https://voot.surfconext.nl' (SURFconext)"
+export const BASE_URL_EXAMPLES =
+  "'https://groups-api.dataporten.no/groups' (Feide, with its /groups prefix) or 'https://voot.surfconext.nl' (SURFconext)"
 
 /**
  * The error of a factory called without its options object (`createGuard()`), or with
@@ -90,8 +91,14 @@ export function optionsMissing(factory: string, value: unknown): InvalidOptionEr
     )
   }
   // A URL passed where the options go (`createGuard('https://...')`) is shown in its place.
-  const meant = typeof value === 'string' && value.length <= 256 && /^https?:\/\/[\x21-\x7e]*$/.test(value) ? JSON.stringify(value) : "'https://groups-api.dataporten.no/groups'"
-  return new InvalidOptionError('(options)', `${factory}() takes an options object, not ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}: ${factory}({ baseUrl: ${meant} })`)
+  const meant =
+    typeof value === 'string' && value.length <= 256 && /^https?:\/\/[\x21-\x7e]*$/.test(value)
+      ? JSON.stringify(value)
+      : "'https://groups-api.dataporten.no/groups'"
+  return new InvalidOptionError(
+    '(options)',
+    `${factory}() takes an options object, not ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}: ${factory}({ baseUrl: ${meant} })`,
+  )
 }
 
 /**
@@ -100,7 +107,10 @@ export function optionsMissing(factory: string, value: unknown): InvalidOptionEr
  */
 export function baseUrlOption(name: string, value: unknown): string {
   if (value === '') {
-    throw new InvalidOptionError(name, `is empty: give the group service's address, such as ${BASE_URL_EXAMPLES} (an environment variable that is empty?)`)
+    throw new InvalidOptionError(
+      name,
+      `is empty: give the group service's address, such as ${BASE_URL_EXAMPLES} (an environment variable that is empty?)`,
+    )
   }
   if (typeof value !== 'string') throw new InvalidOptionError(name, `must be a URL string, got ${describe(value)}`)
   let url: URL

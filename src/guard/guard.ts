@@ -448,14 +448,24 @@ export function createGuards<M, O = M, I = never>(
   // Each factory refuses to run as a middleware itself (`app.use(guard.authenticate)`), saying to call it.
   return {
     resolver: core.resolver,
-    requireGroup: refuseUncalled('requireGroup', 2, GUARD_FACTORY_CALLS.requireGroup, (groupId: string | ((input: I) => string), role?: string) =>
-      middleware(typeof groupId === 'function' ? core.computedGroup(groupId, role) : core.groupRequirement(groupId, role), false),
+    requireGroup: refuseUncalled(
+      'requireGroup',
+      2,
+      GUARD_FACTORY_CALLS.requireGroup,
+      (groupId: string | ((input: I) => string), role?: string) =>
+        middleware(typeof groupId === 'function' ? core.computedGroup(groupId, role) : core.groupRequirement(groupId, role), false),
     ),
-    requireAnyGroup: refuseUncalled('requireAnyGroup', 2, GUARD_FACTORY_CALLS.requireAnyGroup, (groupIds: readonly string[], role?: string) =>
-      middleware(core.groupsRequirement('any', groupIds, role), false),
+    requireAnyGroup: refuseUncalled(
+      'requireAnyGroup',
+      2,
+      GUARD_FACTORY_CALLS.requireAnyGroup,
+      (groupIds: readonly string[], role?: string) => middleware(core.groupsRequirement('any', groupIds, role), false),
     ),
-    requireAllGroups: refuseUncalled('requireAllGroups', 2, GUARD_FACTORY_CALLS.requireAllGroups, (groupIds: readonly string[], role?: string) =>
-      middleware(core.groupsRequirement('all', groupIds, role), false),
+    requireAllGroups: refuseUncalled(
+      'requireAllGroups',
+      2,
+      GUARD_FACTORY_CALLS.requireAllGroups,
+      (groupIds: readonly string[], role?: string) => middleware(core.groupsRequirement('all', groupIds, role), false),
     ),
     require: refuseUncalled('require', 1, GUARD_FACTORY_CALLS.require, (requirement: Requirement | RequirementOf<I>) =>
       middleware(typeof requirement === 'function' ? core.computedRequirement(requirement) : core.prepare(requirement), false),

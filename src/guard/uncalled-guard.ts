@@ -30,7 +30,12 @@ function isFrameworkObject(value: unknown): boolean {
  * app.use(authenticate) // the first request: "guard.authenticate was used as a middleware without being called: call it: `guard.authenticate()`"
  * ```
  */
-export function refuseUncalled<A extends unknown[], R>(name: string, arity: number, call: string, make: (...args: A) => R): (...args: A) => R {
+export function refuseUncalled<A extends unknown[], R>(
+  name: string,
+  arity: number,
+  call: string,
+  make: (...args: A) => R,
+): (...args: A) => R {
   return (...args) => {
     if (args.length > arity || isFrameworkObject(args[0])) {
       throw new InvalidArgumentError(

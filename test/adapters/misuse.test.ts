@@ -165,8 +165,10 @@ describe('a space-padded group id', () => {
   it('from request data is a 403 without a call, as any id assertGroupId refuses', async () => {
     const guard = createExpressGuard({ baseUrl: emulator.baseUrl })
     const app = express()
-    app.get('/courses/:id', guard.requireGroup((req) => `fc:fs:fs:emne:example.org:${String(req.params.id)}`, 'admin'), (_req, res) =>
-      res.send('reached'),
+    app.get(
+      '/courses/:id',
+      guard.requireGroup((req) => `fc:fs:fs:emne:example.org:${String(req.params.id)}`, 'admin'),
+      (_req, res) => res.send('reached'),
     )
     const server = createServer(app)
     const url = await listen(server)

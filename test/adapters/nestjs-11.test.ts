@@ -70,7 +70,9 @@ it('says to import VootGuardModule when VootGuard is used without it (issue #52 
   const { stdout } = await promisify(execFile)(process.execPath, ['no-module.cjs'], { cwd: fixture })
   const failures = JSON.parse(stdout) as { express: string | null; fastify: string | null }
   for (const message of [failures.express, failures.fastify]) {
-    expect(message).toMatch(/^VootGuard needs VootGuardModule: import it once, in the root module: @Module\(\{ imports: \[VootGuardModule\.forRoot\(/)
+    expect(message).toMatch(
+      /^VootGuard needs VootGuardModule: import it once, in the root module: @Module\(\{ imports: \[VootGuardModule\.forRoot\(/,
+    )
   }
 })
 

@@ -194,7 +194,9 @@ describe('VootGuardModule', () => {
     defineRoute(CoursesController, 'teachers', async () => ({}), [Get('teachers'), RequireGroup(ORG_ID, 'teacher')])
     Controller('courses')(CoursesController)
     const app = await startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), [CoursesController])
-    await expect(app.init()).rejects.toThrow(/^CoursesController\.teachers: Unknown role "teacher": the resolver's roles are member < manager < admin < owner/)
+    await expect(app.init()).rejects.toThrow(
+      /^CoursesController\.teachers: Unknown role "teacher": the resolver's roles are member < manager < admin < owner/,
+    )
     await app.close()
   })
 

@@ -170,7 +170,9 @@ describe('missing options say what is missing (issue #52 item 4)', () => {
         "options.baseUrl: is required: createGuard() was called without options; give it at least the group service's address, such as createGuard({ baseUrl: 'https://groups-api.dataporten.no/groups' })",
       )
     }
-    expect(() => createMembershipResolver(undefined as never)).toThrow(/createMembershipResolver\(\) was called without options.*createMembershipResolver\(\{ baseUrl: /)
+    expect(() => createMembershipResolver(undefined as never)).toThrow(
+      /createMembershipResolver\(\) was called without options.*createMembershipResolver\(\{ baseUrl: /,
+    )
   })
 
   it('a URL given in place of the options is shown as the baseUrl it was meant to be', () => {
