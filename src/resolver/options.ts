@@ -99,7 +99,11 @@ export interface MembershipResolverOptions extends Partial<GroupsClientOptions> 
    * before the group service. Default: none.
    */
   sharedCache?: SharedCache
-  /** Where warnings (a `baseUrl` that answers like no group service) go. Default `process.emitWarning`. */
+  /**
+   * Where warnings go: a `baseUrl` that answers like no group service, resolvers created
+   * per request (50 for one `baseUrl` within 10 seconds), `allowInsecureHttp` with
+   * `NODE_ENV=production`. Default `process.emitWarning`.
+   */
   logger?: ResolverLogger
   /** Clock in ms since the epoch, for TTLs and dated memberships. Default `Date.now`. */
   now?: () => number
