@@ -7,6 +7,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { InvalidArgumentError } from '../src/index.js'
+import { nearestKey } from '../src/internal.js'
 
 /**
  * The options of one command, in `parseArgs` form.
@@ -39,7 +40,7 @@ export function parseCommandArguments<const O extends OptionSpecs>(args: readonl
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values
   } catch (error) {
-    throw new InvalidArgumentError(parseFailure(error), { cause: error })
+    throw new InvalidArgumentError(parseFailure(error, options), { cause: error })
   }
 }
 
@@ -73,7 +74,7 @@ export function withoutBareTokenFlag(args: readonly string[]): { args: string[];
 /** What a mistyped long option looks like (and a pasted token, in practice, does not). */
 const OPTION_NAME = /^--[a-z][a-z0-9-]{0,23}$/
 
-function parseFailure(error: unknown): string {
+function parseFailure(error: unknown, options: OptionSpecs): string {
   const { code, message } = error as { code?: unknown; message?: unknown }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     return 'unexpected argument: this command takes options only (a token goes in VOOT_TOKEN, not on the command line)'
@@ -85,12 +86,24 @@ function parseFailure(error: unknown): string {
     if (option === undefined || !OPTION_NAME.test(option)) {
       return 'unknown option (not repeated: it could be a pasted token; a token goes in VOOT_TOKEN, not on the command line)'
     }
+    return unknownOption(option, options)
   }
   // Node's messages for unknown options and missing values name only the option.
   if (typeof message === 'string' && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
     return message.split('. To specify a positional argument')[0] ?? message
   }
   return 'cannot parse the arguments'
+}
+
+/**
+ * The message for an unknown long option: the command's own option it most likely
+ * misspells, else the command's options; never an option of another command.
+ */
+function unknownOption(option: string, options: OptionSpecs): string {
+  const flags = Object.keys(options).filter((name) => name !== 'help')
+  const near = nearestKey(option.slice(2), flags)
+  if (near !== undefined) return `Unknown option '${option}' (did you mean --${near}?)`
+  return `Unknown option '${option}'; this command's options are ${flags.map((name) => `--${name}`).join(', ')}`
 }
 
 /**
@@ -121,8 +134,8 @@ export function baseUrlArgument(flag: string | undefined, env: Readonly<Record<s
   const baseUrl = flag ?? env.VOOT_BASE_URL
   if (baseUrl === undefined || baseUrl === '') {
     throw new InvalidArgumentError(
-      "--base-url is required (or set VOOT_BASE_URL): the group service's address with its /groups prefix, " +
-        'such as https://groups-api.dataporten.no/groups',
+      "--base-url is required (or set VOOT_BASE_URL): the group service's address, " +
+        "such as https://groups-api.dataporten.no/groups (Feide, with its /groups prefix) or https://voot.surfconext.nl (SURFconext's, without one)",
     )
   }
   return baseUrl

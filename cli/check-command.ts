@@ -42,7 +42,9 @@ Exit code: 0 allowed, 1 denied, 2 error (bad arguments, invalid token, or the gr
 service failed: then the answer is unknown, neither allowed nor denied).
 
 Options:
-  --base-url URL   the group service with its /groups prefix (default: $VOOT_BASE_URL)
+  --base-url URL   the group service's base URL (default: $VOOT_BASE_URL): Feide's with its
+                   /groups prefix, https://groups-api.dataporten.no/groups; SURFconext's
+                   without one, https://voot.surfconext.nl
   --group ID       the group id, such as fc:org:example.org
   --role ROLE      the least role required (default: any role)
   --roles LIST     role order, lowest first, comma-separated (default: ${DEFAULT_ROLES.join(',')})
@@ -59,8 +61,9 @@ Environment:
   VOOT_TOKEN       the user's access token (required; never passed as an argument)
   VOOT_BASE_URL    default for --base-url
 
-Example:
+Examples:
   voot-guard check --base-url https://groups-api.dataporten.no/groups --group fc:org:example.org --role admin
+  voot-guard check --base-url https://voot.surfconext.nl --group urn:collab:group:surfteams.nl:nl:surfnet:diensten:admins
 `
 
 /**

@@ -23,7 +23,9 @@ NB: me/groups can be partial (a failing backend leaves groups out), so a group m
 here does not prove that the user is not a member; "voot-guard check" asks the group itself.
 
 Options:
-  --base-url URL   the group service with its /groups prefix (default: $VOOT_BASE_URL)
+  --base-url URL   the group service's base URL (default: $VOOT_BASE_URL): Feide's with its
+                   /groups prefix, https://groups-api.dataporten.no/groups; SURFconext's
+                   without one, https://voot.surfconext.nl
   --show-all       also list inactive and expired memberships (showAll=true)
   --timeout MS     deadline of the call to the group service (default: ${DEFAULT_TIMEOUT})
   --json           print {"groups": [{"id","name","type","role","active","membership"}]}

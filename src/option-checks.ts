@@ -68,14 +68,51 @@ export function objectOption<T extends object>(name: string, value: unknown): Pa
   return value
 }
 
+/** What a `baseUrl` looks like, for the messages that say one is missing. */
+export const BASE_URL_EXAMPLES =
+  "'https://groups-api.dataporten.no/groups' (Feide, with its /groups prefix) or 'https://voot.surfconext.nl' (SURFconext)"
+
+/**
+ * The error of a factory called without its options object (`createGuard()`), or with
+ * something else: it names `baseUrl`, the one option every such factory needs, and shows a
+ * minimal call; a string given in its place (`createGuard('https://...')`) is shown as the
+ * `baseUrl` it was meant to be.
+ *
+ * @example
+ * ```ts
+ * if (typeof options !== 'object' || options === null) throw optionsMissing('createGuard', options)
+ * ```
+ */
+export function optionsMissing(factory: string, value: unknown): InvalidOptionError {
+  if (value === undefined || value === null) {
+    return new InvalidOptionError(
+      'baseUrl',
+      `is required: ${factory}() was called without options; give it at least the group service's address, such as ${factory}({ baseUrl: 'https://groups-api.dataporten.no/groups' })`,
+    )
+  }
+  // A URL passed where the options go (`createGuard('https://...')`) is shown in its place.
+  const meant =
+    typeof value === 'string' && value.length <= 256 && /^https?:\/\/[\x21-\x7e]*$/.test(value)
+      ? JSON.stringify(value)
+      : "'https://groups-api.dataporten.no/groups'"
+  return new InvalidOptionError(
+    '(options)',
+    `${factory}() takes an options object, not ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}: ${factory}({ baseUrl: ${meant} })`,
+  )
+}
+
 /**
  * Checks that `value` is an http: or https: URL without credentials, query or fragment,
  * and returns it without a trailing slash.
  */
 export function baseUrlOption(name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new InvalidOptionError(name, `must be a URL string, got ${describe(value)}`)
+  if (value === '') {
+    throw new InvalidOptionError(
+      name,
+      `is empty: give the group service's address, such as ${BASE_URL_EXAMPLES} (an environment variable that is empty?)`,
+    )
   }
+  if (typeof value !== 'string') throw new InvalidOptionError(name, `must be a URL string, got ${describe(value)}`)
   let url: URL
   try {
     url = new URL(value)

@@ -130,14 +130,26 @@ export function createGuard(options: FetchGuardOptions): FetchGuard {
     return guard
   }
 
+  const guards = createGuards<FetchCheck, OptionalFetchCheck, Request>(core, check)
+
+  /** The factory `given` is, when `protect` got one uncalled (`protect(guard.authenticate, handler)`). */
+  function uncalledFactory(given: unknown): string | undefined {
+    return FACTORIES.find((name) => given === guards[name])
+  }
+
   return {
-    ...createGuards<FetchCheck, OptionalFetchCheck, Request>(core, check),
+    ...guards,
     protect<A extends unknown[], R extends Response | Promise<Response>>(
       given: FetchCheck | OptionalFetchCheck | Requirement,
       handler: (request: Request, voot: VootContext, ...rest: A) => R,
     ) {
       const step = typeof given === 'function' ? stepOf.get(given) : isRequirement(given) ? flow.guard(given, false) : undefined
       if (step === undefined) {
+        const factory = uncalledFactory(given)
+        if (factory !== undefined) {
+          const call = factory === 'authenticate' ? 'guard.authenticate()' : `guard.${factory}(...)`
+          throw new InvalidArgumentError(`protect(): check is guard.${factory} itself, not a guard: call it: \`${call}\``)
+        }
         throw new InvalidArgumentError('protect(): check must be a guard of the same guard object or a requirement (group(), anyOf(), ...)')
       }
       if (typeof handler !== 'function') throw new InvalidArgumentError('protect(): handler must be a function')
@@ -153,6 +165,9 @@ export function createGuard(options: FetchGuardOptions): FetchGuard {
     },
   }
 }
+
+/** The guard factories, which `protect` names when it is handed one uncalled. */
+const FACTORIES = ['authenticate', 'requireGroup', 'requireAnyGroup', 'requireAllGroups', 'require'] as const
 
 /** The input and output of a fetch handler: the context (or `undefined`) to go on with, or the refusal. */
 const fetchIO: FrameworkIO<Request, undefined, undefined, VootContext | Response | undefined> = {

@@ -19,7 +19,7 @@ import {
   type TokenSource,
   type VootContext,
 } from '../../src/adapter-kit.js'
-import type { Requirement } from '../../src/index.js'
+import { InvalidOptionError, type Requirement } from '../../src/index.js'
 import { setVoot } from '../express/request-voot.js'
 
 /**
@@ -106,6 +106,12 @@ export interface NestGuardCore {
  * builds the core.
  */
 export function createNestGuardCore(options: VootGuardModuleOptions): NestGuardCore {
+  if (options === undefined || options === null) {
+    throw new InvalidOptionError(
+      'baseUrl',
+      "is required: VootGuardModule.forRoot() was called without options; give it at least the group service's address, such as VootGuardModule.forRoot({ baseUrl: 'https://groups-api.dataporten.no/groups' })",
+    )
+  }
   const flow = createGuardFlow(options, nest)
   return { core: flow.core, ownsResolver: options.resolver === undefined, guard: flow.guard }
 }

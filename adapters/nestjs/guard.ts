@@ -3,10 +3,11 @@
  *
  * @module
  */
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common'
+import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common'
 import { HttpAdapterHost, Reflector } from '@nestjs/core'
 import { VOOT_GUARD_CORE, type NestGuardCore, type NestGuardStep, type NestHttpRequest } from './core.js'
 import { routeStep } from './decorators.js'
+import { InvalidArgumentError } from '../../src/index.js'
 
 /**
  * Allows a request when the route's voot requirements hold (its class's and its method's
@@ -31,11 +32,22 @@ export class VootGuard implements CanActivate {
   // different class requirements in each. `null`: the route is public.
   readonly #steps = new WeakMap<Function, WeakMap<Function, NestGuardStep | null>>()
 
+  private readonly nest: NestGuardCore
+
   constructor(
-    private readonly nest: NestGuardCore,
+    nest: NestGuardCore | undefined,
     private readonly reflector: Reflector,
     private readonly adapterHost: HttpAdapterHost,
-  ) {}
+  ) {
+    // Optional to Nest's injector, so that the app is told what to do rather than which
+    // injection token it lacks.
+    if (nest === undefined || nest === null) {
+      throw new InvalidArgumentError(
+        "VootGuard needs VootGuardModule: import it once, in the root module: @Module({ imports: [VootGuardModule.forRoot({ baseUrl: 'https://groups-api.dataporten.no/groups' })] }) (or VootGuardModule.forRootAsync({ useFactory }) for options from ConfigService)",
+      )
+    }
+    this.nest = nest
+  }
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const step = this.stepOf(context.getClass(), context.getHandler())
@@ -60,5 +72,6 @@ export class VootGuard implements CanActivate {
 
 Injectable()(VootGuard)
 Inject(VOOT_GUARD_CORE)(VootGuard, undefined, 0)
+Optional()(VootGuard, undefined, 0)
 Inject(Reflector)(VootGuard, undefined, 1)
 Inject(HttpAdapterHost)(VootGuard, undefined, 2)

@@ -80,7 +80,8 @@ export interface GroupsClientOptions {
   /**
    * Lets a plain `http:` `baseUrl` to a host that is not loopback through. Every bearer
    * token would cross the network in clear: only for a test rig inside a trusted network.
-   * Default `false` (`http:` only to `localhost`, 127.0.0.0/8 and `[::1]`).
+   * Default `false` (`http:` only to `localhost`, 127.0.0.0/8 and `[::1]`). A resolver made
+   * with it while `NODE_ENV` is `production` warns once (`VOOT_GUARD_INSECURE_HTTP`).
    */
   allowInsecureHttp?: boolean | undefined
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { InvalidArgumentError } from '../errors.js'
+import { InvalidArgumentError, InvalidGroupIdError } from '../errors.js'
 import { assertGroupId } from '../group-id.js'
 import type { GroupWithMembership, Membership } from '../types.js'
 
@@ -150,6 +150,22 @@ function seal<R extends Requirement>(requirement: R): R {
   return requirement
 }
 
+/**
+ * Refuses a blank or space-padded id or type: no group service has one, so a requirement
+ * of it would refuse everyone in silence (a pasted id, an environment variable with a
+ * trailing space). The path encoding would send it as it is; the declaration is the place
+ * to say so.
+ */
+function assertUnpadded(id: string, where: string, what: 'group id' | 'group type'): void {
+  const trimmed = id.trim()
+  if (trimmed === id) return
+  const Refusal = what === 'group id' ? InvalidGroupIdError : InvalidArgumentError
+  if (trimmed.length === 0) throw new Refusal(`${where}: the ${what} is blank (only spaces): give the ${what} itself`)
+  throw new Refusal(
+    `${where}: the ${what} starts or ends with spaces, which no group service's ${what}s do: remove the spaces (${JSON.stringify(trimmed)})`,
+  )
+}
+
 function assertRole(role: unknown, where: string): asserts role is string | undefined {
   if (role === undefined) return
   if (typeof role !== 'string' || role.length === 0 || role.length > 64 || /[\u0000-\u001f\u007f]/.test(role)) {
@@ -200,6 +216,7 @@ export function isRequirement(value: unknown): value is Requirement {
 export function group(groupId: string, role?: string, options?: ServiceOption): GroupRequirement {
   assertGroupId(groupId)
   const where = `group(${JSON.stringify(groupId)})`
+  assertUnpadded(groupId, where, 'group id')
   assertRole(role, where)
   const service = serviceOption(options, where)
   return seal(service === undefined ? { kind: 'group', groupId, role } : { kind: 'group', groupId, role, service })
@@ -220,6 +237,7 @@ export function groupOfType(groupType: string, role?: string, options?: ServiceO
     throw new InvalidArgumentError('groupOfType(): groupType must be a non-empty string without control characters')
   }
   const where = `groupOfType(${JSON.stringify(groupType)})`
+  assertUnpadded(groupType, where, 'group type')
   assertRole(role, where)
   const service = serviceOption(options, where)
   return seal(service === undefined ? { kind: 'groupOfType', groupType, role } : { kind: 'groupOfType', groupType, role, service })

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { InvalidOptionError } from '../errors.js'
-import { rejectUnknownKeys } from '../option-checks.js'
+import { optionsMissing, rejectUnknownKeys } from '../option-checks.js'
 import { GUARD_OPTION_KEYS, type GuardOptions } from './guard.js'
 
 /**
@@ -21,7 +20,7 @@ import { GUARD_OPTION_KEYS, type GuardOptions } from './guard.js'
  */
 export function splitGuardOptions<G>(options: GuardOptions & { getToken?: G }): { getToken: G | undefined; coreOptions: GuardOptions } {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
+    throw optionsMissing('createGuard', options)
   }
   rejectUnknownKeys('', options, [...GUARD_OPTION_KEYS, 'getToken'])
   const { getToken, ...coreOptions } = options

@@ -17,7 +17,7 @@ import {
   type ResolverHealth,
 } from '../resolver/index.js'
 import { allOf, anyOf, authenticated, group, type Requirement } from '../decision/requirements.js'
-import { rejectUnknownKeys } from '../option-checks.js'
+import { optionsMissing, rejectUnknownKeys } from '../option-checks.js'
 import { RESOLVER_OPTION_KEYS } from '../resolver/options.js'
 import { chooseService } from '../services/choose-service.js'
 import type { ServiceResolvers } from '../services/service-resolvers.js'
@@ -26,6 +26,7 @@ import { checkAtOf } from '../resolver/check-at.js'
 import { NO_OPTIONS, readFoundToken, type Credentials } from './credentials.js'
 import { readAuthenticateOptions, type AuthenticateOptions } from './optional-sign-in.js'
 import { RequestContext, type VootContext } from './voot-context.js'
+import { GUARD_FACTORY_CALLS, refuseUncalled } from './uncalled-guard.js'
 import { createRequirementInterner, MAX_COMPUTED_REQUIREMENTS, refused, type RequirementOf } from './computed-requirement.js'
 
 export type { VootContext } from './voot-context.js'
@@ -150,7 +151,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/
  */
 export function createGuardCore(options: GuardOptions): GuardCore {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError('(options)', 'createGuard() needs an options object')
+    throw optionsMissing('createGuard', options)
   }
   rejectUnknownKeys('', options, GUARD_OPTION_KEYS)
   const {
@@ -444,16 +445,33 @@ export function createGuards<M, O = M, I = never>(
   function authenticate(options?: AuthenticateOptions): M | O {
     return readAuthenticateOptions(options, 'authenticate()') ? middleware(AUTHENTICATED, true) : middleware(AUTHENTICATED, false)
   }
+  // Each factory refuses to run as a middleware itself (`app.use(guard.authenticate)`), saying to call it.
   return {
     resolver: core.resolver,
-    requireGroup: (groupId, role) =>
-      middleware(typeof groupId === 'function' ? core.computedGroup(groupId, role) : core.groupRequirement(groupId, role), false),
-    requireAnyGroup: (groupIds, role) => middleware(core.groupsRequirement('any', groupIds, role), false),
-    requireAllGroups: (groupIds, role) => middleware(core.groupsRequirement('all', groupIds, role), false),
-    require: (requirement) =>
+    requireGroup: refuseUncalled(
+      'requireGroup',
+      2,
+      GUARD_FACTORY_CALLS.requireGroup,
+      (groupId: string | ((input: I) => string), role?: string) =>
+        middleware(typeof groupId === 'function' ? core.computedGroup(groupId, role) : core.groupRequirement(groupId, role), false),
+    ),
+    requireAnyGroup: refuseUncalled(
+      'requireAnyGroup',
+      2,
+      GUARD_FACTORY_CALLS.requireAnyGroup,
+      (groupIds: readonly string[], role?: string) => middleware(core.groupsRequirement('any', groupIds, role), false),
+    ),
+    requireAllGroups: refuseUncalled(
+      'requireAllGroups',
+      2,
+      GUARD_FACTORY_CALLS.requireAllGroups,
+      (groupIds: readonly string[], role?: string) => middleware(core.groupsRequirement('all', groupIds, role), false),
+    ),
+    require: refuseUncalled('require', 1, GUARD_FACTORY_CALLS.require, (requirement: Requirement | RequirementOf<I>) =>
       middleware(typeof requirement === 'function' ? core.computedRequirement(requirement) : core.prepare(requirement), false),
+    ),
     // The overloads narrow what the flag decides at run time.
-    authenticate: authenticate as Guards<M, O>['authenticate'],
+    authenticate: refuseUncalled('authenticate', 1, GUARD_FACTORY_CALLS.authenticate, authenticate) as Guards<M, O>['authenticate'],
     health: () => core.resolver.health(),
     ready: (options) => (core.services === undefined ? core.resolver.verify(options) : core.services.verify(options)),
   }

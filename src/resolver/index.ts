@@ -23,6 +23,7 @@ import { createDecisionLookups } from './decision-lookups.js'
 import { createExplainer } from './explain.js'
 import { createLookups, type ResolveOptions } from './lookups.js'
 import { createMisconfigurationNotice, misconfigurationHint, strayGroupsHint } from './misconfiguration.js'
+import { countResolverCreation, warnInsecureHttpInProduction } from './creation-warnings.js'
 import { resolveResolverOptions, type MembershipResolverOptions } from './options.js'
 import { createTelemetry } from './telemetry.js'
 import type { MembershipResolver } from './types.js'
@@ -41,6 +42,11 @@ const DEGRADED_FOR = 60_000
  * `cache.staleIfError` 0, `roles` `['member', 'manager', 'admin', 'owner']`, `maxInflight`
  * 256, `retries` 1, `retryDelay` 10 ms, `circuitBreaker` off, no shared tier. Invalid or
  * unknown options throw `InvalidOptionError` naming them.
+ *
+ * Create it (or the guard that creates it) once, at start-up: a resolver per request has an
+ * empty cache and connections of its own each time. 50 resolvers created for one `baseUrl`
+ * within 10 seconds are taken for that mistake and warned of once, through `logger` or
+ * `process.emitWarning` (code `VOOT_GUARD_PER_REQUEST`; not counted while `NODE_ENV` is `test`).
  *
  * @example
  * ```ts
@@ -65,6 +71,10 @@ export function createServiceResolver(options: MembershipResolverOptions, servic
   const ownsClient = !('myGroups' in settings.client)
   const client: GroupsClient = ownsClient ? createGroupsClient(settings.client) : settings.client
   const baseUrl = ownsClient ? options.baseUrl : undefined
+  if (baseUrl !== undefined) {
+    warnInsecureHttpInProduction(options.allowInsecureHttp, client.baseUrl, settings.logger)
+    countResolverCreation(client.baseUrl, settings.logger)
+  }
 
   const telemetry = createTelemetry(settings.onEvent, service)
   // Keyed by the in-process digest with or without a shared tier: a warm request computes

@@ -113,15 +113,23 @@ export function createMisconfigurationNotice(
     const found = misconfigurationHint(error, baseUrl)
     if (found === undefined || seen.has(found.cause)) return
     seen.add(found.cause)
-    const message = `voot-guard: the group service looks misconfigured: ${found.hint}`
-    // From globalThis: a runtime without Node's globals (Workers, Vercel's Edge) has no `process`.
-    const runtimeProcess = (globalThis as { process?: Partial<Pick<NodeJS.Process, 'emitWarning'>> }).process
-    try {
-      if (logger !== undefined) logger.warn(message)
-      else if (typeof runtimeProcess?.emitWarning === 'function') runtimeProcess.emitWarning(message, { code: MISCONFIGURED_WARNING })
-      else console.warn(`${message} (${MISCONFIGURED_WARNING})`)
-    } catch {
-      // A broken logger must never change an authorization outcome.
-    }
+    emitResolverWarning(`voot-guard: the group service looks misconfigured: ${found.hint}`, MISCONFIGURED_WARNING, logger)
+  }
+}
+
+/**
+ * Sends one of the resolver's warnings: through `logger` when the application gave one,
+ * else `process.emitWarning` with `code`, else (a runtime without it: Workers, Vercel's
+ * Edge) `console.warn`. A logger that throws changes nothing.
+ */
+export function emitResolverWarning(message: string, code: string, logger: { warn(message: string): void } | undefined): void {
+  // From globalThis: a runtime without Node's globals (Workers, Vercel's Edge) has no `process`.
+  const runtimeProcess = (globalThis as { process?: Partial<Pick<NodeJS.Process, 'emitWarning'>> }).process
+  try {
+    if (logger !== undefined) logger.warn(message)
+    else if (typeof runtimeProcess?.emitWarning === 'function') runtimeProcess.emitWarning(message, { code })
+    else console.warn(`${message} (${code})`)
+  } catch {
+    // A broken logger must never change an authorization outcome.
   }
 }

@@ -10,7 +10,7 @@ import type { GroupsClient } from '../client/groups-client.js'
 import { DEFAULT_TIMEOUT, MAX_TIMEOUT, type GroupsClientOptions } from '../client/options.js'
 import { InvalidOptionError } from '../errors.js'
 import { DEFAULT_ROLES } from '../decision/membership.js'
-import { functionOption, integerOption, objectOption, rejectUnknownKeys } from '../option-checks.js'
+import { BASE_URL_EXAMPLES, functionOption, integerOption, objectOption, optionsMissing, rejectUnknownKeys } from '../option-checks.js'
 import type { SharedCache } from '../shared-cache.js'
 import type { ResolverEvent } from './telemetry.js'
 
@@ -99,7 +99,11 @@ export interface MembershipResolverOptions extends Partial<GroupsClientOptions> 
    * before the group service. Default: none.
    */
   sharedCache?: SharedCache
-  /** Where warnings (a `baseUrl` that answers like no group service) go. Default `process.emitWarning`. */
+  /**
+   * Where warnings go: a `baseUrl` that answers like no group service, resolvers created
+   * per request (50 for one `baseUrl` within 10 seconds), `allowInsecureHttp` with
+   * `NODE_ENV=production`. Default `process.emitWarning`.
+   */
   logger?: ResolverLogger
   /** Clock in ms since the epoch, for TTLs and dated memberships. Default `Date.now`. */
   now?: () => number
@@ -165,7 +169,7 @@ export const RESOLVER_OPTION_KEYS: readonly string[] = [...CLIENT_KEYS, ...RESOL
  */
 export function resolveResolverOptions(options: MembershipResolverOptions): ResolverSettings {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidOptionError('(options)', 'an options object is required, such as { baseUrl }')
+    throw optionsMissing('createMembershipResolver', options)
   }
   rejectUnknownKeys('', options, RESOLVER_OPTION_KEYS)
   const cache = objectOption<CacheOptions>('cache', options.cache)
@@ -198,7 +202,12 @@ function clientOption(options: MembershipResolverOptions): GroupsClient | Groups
     }
     return options.client
   }
-  if (options.baseUrl === undefined) throw new InvalidOptionError('baseUrl', 'is required (or pass `client`)')
+  if (options.baseUrl === undefined) {
+    throw new InvalidOptionError(
+      'baseUrl',
+      `is required: the group service's address, such as ${BASE_URL_EXAMPLES} (an environment variable that is not set?); or pass a \`client\` (to a guard: a \`resolver\`)`,
+    )
+  }
   const picked: Record<string, unknown> = {}
   for (const key of CLIENT_KEYS) if (options[key] !== undefined) picked[key] = options[key]
   return picked as unknown as GroupsClientOptions

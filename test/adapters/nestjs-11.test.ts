@@ -4,7 +4,8 @@
  * app has it) and answers on the Express and Fastify platforms. The repo's own tests run
  * Nest 12; this one proves the same build works with the previous major.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import { spawn, execFileSync, execFile, type ChildProcess } from 'node:child_process'
+import { promisify } from 'node:util'
 import { cp, mkdir, rm, access } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -63,6 +64,16 @@ afterAll(async () => {
 it('runs on the app’s own Nest 11 packages', () => {
   expect(started.versions.core).toMatch(/^11\./)
   expect(started.versions.adapterCommon).toMatch(/^11\./)
+})
+
+it('says to import VootGuardModule when VootGuard is used without it (issue #52 item 4)', async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, ['no-module.cjs'], { cwd: fixture })
+  const failures = JSON.parse(stdout) as { express: string | null; fastify: string | null }
+  for (const message of [failures.express, failures.fastify]) {
+    expect(message).toMatch(
+      /^VootGuard needs VootGuardModule: import it once, in the root module: @Module\(\{ imports: \[VootGuardModule\.forRoot\(/,
+    )
+  }
 })
 
 describe.each(['express', 'fastify'] as const)('Nest 11 on %s', (platform) => {

@@ -8,7 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { Controller, Get, Module, UseGuards, type INestApplication } from '@nestjs/common'
-import { HttpAdapterHost, Reflector } from '@nestjs/core'
+import { APP_GUARD, HttpAdapterHost, NestFactory, Reflector } from '@nestjs/core'
+import { ExpressAdapter } from '@nestjs/platform-express'
+import { FastifyAdapter } from '@nestjs/platform-fastify'
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js'
 import { ADHOC_GROUP_ID, ORG_ID, startEmulator, type Emulator } from '../../testing/index.js'
 import { createMembershipResolver, group } from '../../src/index.js'
@@ -166,6 +168,38 @@ describe.each<NestPlatform>(['express', 'fastify'])('Nest on %s', (platform) => 
 })
 
 describe('VootGuardModule', () => {
+  it.each<NestPlatform>(['express', 'fastify'])(
+    'VootGuard without the module says to import it, naming forRoot (issue #52 item 4, %s)',
+    async (platform) => {
+      const routes = controller([Controller('staff')], [['', [RequireGroup(ORG_ID)]]])
+      UseGuards(VootGuard)(routes)
+      class AppModule {}
+      Module({ controllers: [routes as never] })(AppModule)
+      const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter()
+      await expect(NestFactory.create(AppModule, adapter, { logger: false, abortOnError: false })).rejects.toThrow(
+        /VootGuard needs VootGuardModule: import it once, in the root module: @Module\(\{ imports: \[VootGuardModule\.forRoot\(\{ baseUrl: /,
+      )
+      // As APP_GUARD too.
+      class GlobalModule {}
+      Module({ controllers: [routes as never], providers: [{ provide: APP_GUARD, useClass: VootGuard }] })(GlobalModule)
+      const again = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter()
+      await expect(NestFactory.create(GlobalModule, again, { logger: false, abortOnError: false })).rejects.toThrow(
+        /VootGuard needs VootGuardModule/,
+      )
+    },
+  )
+
+  it('names the controller and the method of a decorator with an unknown role (issue #52 item 4)', async () => {
+    class CoursesController {}
+    defineRoute(CoursesController, 'teachers', async () => ({}), [Get('teachers'), RequireGroup(ORG_ID, 'teacher')])
+    Controller('courses')(CoursesController)
+    const app = await startNestApplication('express', VootGuardModule.forRoot({ baseUrl: emulator.baseUrl }), [CoursesController])
+    await expect(app.init()).rejects.toThrow(
+      /^CoursesController\.teachers: Unknown role "teacher": the resolver's roles are member < manager < admin < owner/,
+    )
+    await app.close()
+  })
+
   it('forRootAsync builds its options from injected providers', async () => {
     const CONFIG = Symbol('config')
     class ConfigModule {}

@@ -152,3 +152,48 @@ describe('shared resolver', () => {
     }
   })
 })
+
+describe('missing options say what is missing (issue #52 item 4)', () => {
+  const factories = [createExpressGuard, createKoaGuard, createFastifyGuard, createHonoGuard, createFetchGuard] as const
+
+  it('createGuard() without options names baseUrl and shows a minimal call', () => {
+    for (const createGuard of factories) {
+      let missing: unknown
+      try {
+        ;(createGuard as (options?: unknown) => unknown)()
+      } catch (error) {
+        missing = error
+      }
+      expect(missing).toBeInstanceOf(InvalidOptionError)
+      expect((missing as InvalidOptionError).option).toBe('baseUrl')
+      expect((missing as Error).message).toContain(
+        "options.baseUrl: is required: createGuard() was called without options; give it at least the group service's address, such as createGuard({ baseUrl: 'https://groups-api.dataporten.no/groups' })",
+      )
+    }
+    expect(() => createMembershipResolver(undefined as never)).toThrow(
+      /createMembershipResolver\(\) was called without options.*createMembershipResolver\(\{ baseUrl: /,
+    )
+  })
+
+  it('a URL given in place of the options is shown as the baseUrl it was meant to be', () => {
+    expect(() => createExpressGuard('https://groups-api.dataporten.no/groups' as never)).toThrow(
+      'createGuard() takes an options object, not a string: createGuard({ baseUrl: "https://groups-api.dataporten.no/groups" })',
+    )
+    // Anything else is not repeated.
+    expect(() => createExpressGuard('secret value' as never)).toThrow(/not a string: createGuard\(\{ baseUrl: 'https:\/\/groups-api/)
+  })
+
+  it("baseUrl: '' and a baseUrl left out say what to give, with examples of both shapes", () => {
+    for (const options of [{ baseUrl: '' }, { baseUrl: process.env['VOOT_GUARD_UNSET_FOR_THIS_TEST'] as string }, {}]) {
+      for (const createGuard of factories) {
+        expect(() => createGuard(options)).toThrow(InvalidOptionError)
+        expect(() => createGuard(options)).toThrow(/options\.baseUrl: is (empty|required)/)
+        expect(() => createGuard(options)).toThrow(
+          "'https://groups-api.dataporten.no/groups' (Feide, with its /groups prefix) or 'https://voot.surfconext.nl' (SURFconext)",
+        )
+      }
+    }
+    expect(() => createMembershipResolver({ baseUrl: '' })).toThrow(/is empty: .*\(an environment variable that is empty\?\)/)
+    expect(() => createMembershipResolver({} as never)).toThrow(/is required: .*\(an environment variable that is not set\?\)/)
+  })
+})

@@ -397,6 +397,38 @@ describe('help and unknown commands', () => {
     expect(unknown.stderr).toMatch(/unknown command "chekc"\. Commands: emulator, groups, check, gate\./)
   })
 
+  it("refuses an unknown option with the command's own nearest option, never another command's (issue #52 item 4)", async () => {
+    const cases: [string[], string][] = [
+      [['check', '--gruop', ORG_ID], "voot-guard check: Unknown option '--gruop' (did you mean --group?)"],
+      [['check', '--group', ORG_ID, '--rol', 'admin'], "Unknown option '--rol' (did you mean --role?)"],
+      [['gate', '--config', 'gate.yaml', '--chek'], "Unknown option '--chek' (did you mean --check?)"],
+      [['emulator', '--prot', '1'], "Unknown option '--prot' (did you mean --port?)"],
+      [['groups', '--explian'], "Unknown option '--explian'; this command's options are --base-url, --timeout, --json, --show-all"],
+    ]
+    for (const [argv, message] of cases) {
+      const result = await run(argv, { VOOT_TOKEN: 'never-read' })
+      expect(result.code, argv.join(' ')).toBe(2)
+      expect(result.stderr, argv.join(' ')).toContain(message)
+    }
+    // check has no --show-all (groups has): it is not suggested as if it were.
+    const other = await run(['check', '--show-all'], { VOOT_TOKEN: 'never-read' })
+    expect(other.stderr).toContain(
+      "Unknown option '--show-all'; this command's options are --base-url, --timeout, --json, --explain, --group, --role, --roles",
+    )
+    expect(other.stderr).not.toMatch(/did you mean/)
+  })
+
+  it("check --help gives Feide's base URL with /groups and SURFconext's without (issue #52 item 4)", async () => {
+    const help = (await run(['check', '--help'])).stdout
+    expect(help).toContain(
+      "Feide's with its\n                   /groups prefix, https://groups-api.dataporten.no/groups; SURFconext's\n                   without one, https://voot.surfconext.nl",
+    )
+    expect(help).toContain('voot-guard check --base-url https://voot.surfconext.nl --group ')
+    expect(help).not.toMatch(/the group service with its \/groups prefix/)
+    const missing = await run(['check', '--group', ORG_ID], { VOOT_TOKEN: 'never-read' })
+    expect(missing.stderr).toContain('https://voot.surfconext.nl (SURFconext')
+  })
+
   it('prints the version', async () => {
     const result = await run(['--version'])
     expect(result.code).toBe(0)

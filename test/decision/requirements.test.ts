@@ -34,6 +34,19 @@ describe('requirement builders', () => {
     expect(() => where('x', 'yes' as unknown as () => boolean)).toThrow(/function/)
   })
 
+  it('refuse a blank or space-padded group id or type when declared, naming the fix (issue #52)', () => {
+    expect(() => group('fc:org:example.org ')).toThrow(InvalidGroupIdError)
+    expect(() => group('fc:org:example.org ', 'admin')).toThrow(/starts or ends with spaces.*remove the spaces \("fc:org:example.org"\)/)
+    expect(() => group(' fc:org:example.org')).toThrow(/remove the spaces/)
+    expect(() => group('\u00a0fc:org:example.org')).toThrow(/remove the spaces/)
+    expect(() => group('   ')).toThrow(/blank/)
+    expect(() => anyOf(group('fc:adhoc:1'), group('fc:adhoc:2 '))).toThrow(/remove the spaces/)
+    expect(() => groupOfType('fc:fs:emne ')).toThrow(InvalidArgumentError)
+    expect(() => groupOfType(' ')).toThrow(/blank/)
+    // Spaces inside an id are the service's business.
+    expect(group('fc:adhoc:a b').groupId).toBe('fc:adhoc:a b')
+  })
+
   it('describe themselves', () => {
     expect(describeRequirement(anyOf(group('a', 'admin'), groupOfType('fc:fs:emne'), authenticated()))).toBe(
       'any of [group a (role admin or higher); a group of type fc:fs:emne; a valid personal token]',
