@@ -89,7 +89,14 @@ export function warnInsecureHttpInProduction(
   )
 }
 
-/** `NODE_ENV`, read from globalThis: a runtime without Node's globals (Workers, Vercel's Edge) has no `process`. */
+/**
+ * `NODE_ENV`, read from globalThis: a runtime without Node's globals (Workers, Vercel's Edge)
+ * has no `process`, and Deno's throws `NotCapable` without `--allow-env`: then there is none.
+ */
 function nodeEnv(): string | undefined {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['NODE_ENV']
+  try {
+    return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['NODE_ENV']
+  } catch {
+    return undefined
+  }
 }
