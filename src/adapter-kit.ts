@@ -31,15 +31,8 @@
  *
  * @module
  */
-export {
-  AUTHENTICATED,
-  createGuardCore,
-  createGuards,
-  type Guards,
-  type GuardCore,
-  type GuardOptions,
-  type VootContext,
-} from './guard/guard.js'
+export { createGuardCore, type GuardCore, type GuardOptions, type VootContext } from './guard/guard.js'
+export { AUTHENTICATED, createGuards, type Guards } from './guard/guards.js'
 export type { Credentials, FoundToken, TokenSource } from './guard/credentials.js'
 export type { RequirementOf } from './guard/computed-requirement.js'
 export { createGuardFlow, type FrameworkIO, type GuardFlow, type GuardStep, type Refusal } from './guard/request-flow.js'

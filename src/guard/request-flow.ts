@@ -128,19 +128,25 @@ export function createGuardFlow<I, A, B, T>(
     return core.delegateErrors ? delegate(refusal, input, a, b) : respond(refusal, input, a, b)
   }
 
+  /** Decides `requirement` for `credentials` and answers: allowed, refused, or later. */
+  // eslint-disable-next-line max-params -- the requirement, and the framework's arguments
+  function authorize(credentials: Credentials, requirement: Requirement, input: I, a: A, b: B): T | Promise<T> {
+    // Warm cache: decided synchronously, no promise and no closure per request.
+    const result = core.authorizeNow(credentials, requirement)
+    if (!(result instanceof Promise)) return allow(result, input, a, b)
+    return result.then(
+      (context) => allow(context, input, a, b),
+      (error: unknown) => refuse(error, input, a, b),
+    )
+  }
+
   function guard(declared: Requirement | RequirementOf<I>, optional: boolean): GuardStep<I, A, B, T> {
     if (typeof declared === 'function') return computedGuard(declared)
     const requirement = core.prepare(declared)
 
     function decide(credentials: Credentials, input: I, a: A, b: B): T | Promise<T> {
       if (optional && isAnonymous(credentials)) return allow(undefined, input, a, b)
-      // Warm cache: decided synchronously, no promise and no closure per request.
-      const result = core.authorizeNow(credentials, requirement)
-      if (!(result instanceof Promise)) return allow(result, input, a, b)
-      return result.then(
-        (context) => allow(context, input, a, b),
-        (error: unknown) => refuse(error, input, a, b),
-      )
+      return authorize(credentials, requirement, input, a, b)
     }
 
     return (input, a, b) => {
@@ -163,16 +169,6 @@ export function createGuardFlow<I, A, B, T>(
    * requirement worked out first (a refusal then costs no token read and no call).
    */
   function computedGuard(computed: RequirementOf<I>): GuardStep<I, A, B, T> {
-    // eslint-disable-next-line max-params -- the request's requirement, and the framework's arguments
-    function decide(credentials: Credentials, requirement: Requirement, input: I, a: A, b: B): T | Promise<T> {
-      const result = core.authorizeNow(credentials, requirement)
-      if (!(result instanceof Promise)) return allow(result, input, a, b)
-      return result.then(
-        (context) => allow(context, input, a, b),
-        (error: unknown) => refuse(error, input, a, b),
-      )
-    }
-
     return (input, a, b) => {
       let requirement: Requirement
       let credentials: Credentials | Promise<Credentials>
@@ -182,9 +178,9 @@ export function createGuardFlow<I, A, B, T>(
       } catch (error) {
         return refuse(error, input, a, b)
       }
-      if (!(credentials instanceof Promise)) return decide(credentials, requirement, input, a, b)
+      if (!(credentials instanceof Promise)) return authorize(credentials, requirement, input, a, b)
       return credentials.then(
-        (found) => decide(found, requirement, input, a, b),
+        (found) => authorize(found, requirement, input, a, b),
         (error: unknown) => refuse(error, input, a, b),
       )
     }

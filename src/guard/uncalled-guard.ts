@@ -18,24 +18,33 @@ function isFrameworkObject(value: unknown): boolean {
   return 'headers' in value || 'req' in value
 }
 
+/** What each guard factory's call looks like, for the error of {@link refuseUncalled}. */
+const GUARD_FACTORY_CALLS = {
+  authenticate: 'guard.authenticate()',
+  requireGroup: "guard.requireGroup('fc:org:example.org', 'admin')",
+  requireAnyGroup: "guard.requireAnyGroup(['fc:adhoc:1', 'fc:adhoc:2'], 'admin')",
+  requireAllGroups: "guard.requireAllGroups(['fc:adhoc:1', 'fc:adhoc:2'], 'admin')",
+  require: "guard.require(group('fc:org:example.org', 'admin'))",
+} as const
+
 /**
- * Wraps the guard factory `make` (`authenticate`, `requireGroup`, ...), which takes at most
- * `arity` arguments, so that a framework calling it as a middleware gets an
- * `InvalidArgumentError` (status 500, not exposed: the framework's own error handling
- * answers 500, never a 4xx) that says to call it, with `call` as the example.
+ * Wraps the guard factory `make` called `name`, which takes at most `arity` arguments, so
+ * that a framework calling it as a middleware gets an `InvalidArgumentError` (status 500,
+ * not exposed: the framework's own error handling answers 500, never a 4xx) that says to
+ * call it, with an example of the call.
  *
  * @example
  * ```ts
- * const authenticate = refuseUncalled('authenticate', 1, 'guard.authenticate()', (options?: AuthenticateOptions) => ...)
+ * const authenticate = refuseUncalled('authenticate', 1, (options?: AuthenticateOptions) => ...)
  * app.use(authenticate) // the first request: "guard.authenticate was used as a middleware without being called: call it: `guard.authenticate()`"
  * ```
  */
 export function refuseUncalled<A extends unknown[], R>(
-  name: string,
+  name: keyof typeof GUARD_FACTORY_CALLS,
   arity: number,
-  call: string,
   make: (...args: A) => R,
 ): (...args: A) => R {
+  const call = GUARD_FACTORY_CALLS[name]
   return (...args) => {
     if (args.length > arity || isFrameworkObject(args[0])) {
       throw new InvalidArgumentError(
@@ -45,12 +54,3 @@ export function refuseUncalled<A extends unknown[], R>(
     return make(...args)
   }
 }
-
-/** What each guard factory's call looks like, for the error of {@link refuseUncalled}. */
-export const GUARD_FACTORY_CALLS = {
-  authenticate: 'guard.authenticate()',
-  requireGroup: "guard.requireGroup('fc:org:example.org', 'admin')",
-  requireAnyGroup: "guard.requireAnyGroup(['fc:adhoc:1', 'fc:adhoc:2'], 'admin')",
-  requireAllGroups: "guard.requireAllGroups(['fc:adhoc:1', 'fc:adhoc:2'], 'admin')",
-  require: "guard.require(group('fc:org:example.org', 'admin'))",
-} as const
