@@ -6,12 +6,8 @@
  * @module
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
-import { createRequire } from 'node:module'
-import { type GuardCore } from '../src/adapter-kit.js'
-import { DEFAULT_CACHE_TTL, nearestKey, servicesByPrefix } from '../src/internal.js'
-import { group, VootError } from '../src/index.js'
-import { type SharedCache } from '../src/adapter-kit.js'
-import { createRedisCache, createSessionEnds } from '../redis/index.js'
+import type { GuardCore, SharedCache } from '../src/adapter-kit.js'
+import { DEFAULT_CACHE_TTL } from '../src/internal.js'
 import { jsonAnswer, writeAnswer, type Answer } from './http/answer.js'
 import { createCheckHandler, type CheckFlow, type CheckHandler } from './front/check.js'
 import type { CheckRecord } from './ops/check-record.js'
@@ -26,13 +22,15 @@ import { createGateOAuth, type GateOAuth, type GateSignIns } from './session/oau
 import { buildCheckFlow, closeResolvers, healthOf, refused, verifyResolvers } from './build-flow.js'
 import type { ServiceRouter } from './policy/service-route.js'
 import { AUTH_REQUEST_PATH, EXT_AUTHZ_PREFIX } from './http/original-request.js'
-import { compileRules, isKnownHost, isRedirectHost, rolesOf, serviceAdvice, serviceByPrefix } from './policy/rules.js'
+import { compileRules, isKnownHost, isRedirectHost } from './policy/rules.js'
 import { createSessionCookies } from './session/session.js'
-import { createGateSessionEnds, type SessionEndTier } from './session/session-ends.js'
+import { createGateSessionEnds } from './session/session-ends.js'
 import type { SignOutList } from './session/sign-out-list.js'
 import { createSignInHandlers } from './sign-in/sign-in.js'
 import { createBackchannelLogout } from './sign-in/backchannel-logout.js'
 import { createTrustCheck } from './http/trusted-proxies.js'
+import { checkFixtures } from './policy-tests/fixture-check.js'
+import { redisConnection, type RedisConnection } from './redis-connection.js'
 
 /**
  * A running gate: mount `listener` on a `node:http` server (or let `voot-guard gate` do it).
@@ -114,66 +112,6 @@ export interface Built {
 }
 
 /**
- * Checks the fixtures' group ids, services and roles against the resolver, as a rule's are.
- * A role the group service does not list is accepted (the service may send it, as
- * SURFconext sends `prospect` for an invitee): the resolver judges it as it judges any role
- * it does not know, a membership that satisfies nothing. Only a near miss of a known role is
- * refused, as the typo it most likely is.
- */
-function checkFixtures(settings: GateSettings, core: GuardCore, problems: ProblemList): void {
-  const { services } = core
-  const prefixes = settings.services?.groupPrefixes ?? {}
-  for (const memberships of settings.policy.fixtures.values()) {
-    for (const membership of memberships) {
-      const { groupId, service, path } = membership
-      if (service !== undefined && services === undefined) {
-        problems.add([...path, 'service'], 'names a group service, but the gate has one "service"')
-        continue
-      }
-      if (service !== undefined && services !== undefined && !services.names.includes(service)) {
-        problems.add(
-          [...path, 'service'],
-          `must name one of the services (${services.names.join(', ')})`,
-          nearestKey(service, services.names),
-        )
-        continue
-      }
-      try {
-        core.prepare(group(groupId, undefined, service === undefined ? undefined : { service }))
-      } catch (error) {
-        if (!(error instanceof VootError)) throw error
-        const unassigned =
-          services !== undefined && service === undefined && servicesByPrefix(groupId, Object.entries(prefixes)).length === 0
-        problems.add(path, unassigned ? serviceAdvice(groupId, 'fixture', prefixes, services.names) : error.message)
-        continue
-      }
-      const byPrefix = serviceByPrefix(core, 'group', groupId)
-      if (service !== undefined && byPrefix !== undefined && byPrefix !== service) {
-        problems.add(
-          [...path, 'service'],
-          `puts ${JSON.stringify(groupId)} on ${service}, but "groupPrefixes" puts it on ${byPrefix}: leave it out`,
-        )
-        continue
-      }
-      const on = service ?? byPrefix
-      const roles = services === undefined ? core.resolver.roles : on === undefined ? rolesOf(core) : services.resolver(on).roles
-      if (membership.role === '' || roles.includes(membership.role)) continue
-      const near = nearestKey(
-        membership.role,
-        roles.filter((role) => role !== membership.role),
-      )
-      if (near === undefined) continue
-      const where = on === undefined ? "the resolver's roles are" : `the roles of the service ${on} are`
-      problems.add(
-        path,
-        `unknown role ${JSON.stringify(membership.role)}: ${where} ${roles.join(' < ')} (a role the group service sends that is not among them satisfies no rule, as "prospect" does; this one looks like a typo)`,
-        near,
-      )
-    }
-  }
-}
-
-/**
  * Reads and builds everything but the network connections; throws {@link GateConfigError}
  * with every problem found. Each part is checked even when an earlier one has problems.
  * `extra` are resolver options a file cannot hold (the policy tests' `dispatcher`).
@@ -242,43 +180,6 @@ export async function configProblems(config: unknown): Promise<readonly GateConf
   } catch (error) {
     if (error instanceof GateConfigError) return error.problems
     throw error
-  }
-}
-
-interface RedisConnection {
-  readonly cache: SharedCache
-  /** The fleet's session ends, on the same client and channel. */
-  readonly sessionEnds: SessionEndTier
-  /** Connects the client: called once the configuration is accepted, so a refused one opens nothing. */
-  connect(): Promise<void>
-  quit(): Promise<void>
-}
-
-function redisConnection(redis: NonNullable<GateSettings['redis']>, warn: (message: string) => void): RedisConnection {
-  // node-redis is an optional peer dependency, loaded only when `redis` is configured.
-  const { createClient } = createRequire(import.meta.url)('redis') as typeof import('redis')
-  const client = createClient({ url: redis.url })
-  const tierOptions = { client, secret: redis.secret, ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }) }
-  const cache = createRedisCache(tierOptions)
-  const sessionEnds = createSessionEnds(tierOptions)
-  let reported = false
-  client.on('error', (error: unknown) => {
-    if (!reported)
-      warn(`gate: Redis: ${error instanceof Error ? error.message : 'error'} (answers are asked of the group service meanwhile)`)
-    reported = true
-  })
-  return {
-    cache,
-    sessionEnds,
-    connect: () =>
-      client.connect().then(() => {
-        reported = false
-      }),
-    async quit() {
-      sessionEnds.close()
-      await cache.close()
-      if (client.isOpen) await client.quit().catch(() => client.destroy())
-    },
   }
 }
 
